@@ -1,0 +1,10 @@
+// Shared jest settings: ts-jest transpiles only (type errors are caught by `typecheck`),
+// which keeps the suite fast on two cores.
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs' }, diagnostics: false }],
+  },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testRegex: '(src|test)/.*\\.(spec|e2e-spec)\\.ts$',
+};

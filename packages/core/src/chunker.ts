@@ -1,0 +1,22 @@
+import type { ChunkDraft, LoadedDocument } from './documents';
+
+/** Sizes are counted in characters of chunk text. */
+export interface ChunkerOptions {
+  /** Size a chunk aims for. */
+  targetSize: number;
+  /** Hard ceiling: a block larger than this is split even if it is a code block or list. */
+  maxSize: number;
+  /** Characters of the previous chunk repeated at the start of the next one (same section only). */
+  overlap: number;
+}
+
+export const DEFAULT_CHUNKER_OPTIONS: Readonly<ChunkerOptions> = {
+  targetSize: 1000,
+  maxSize: 2000,
+  overlap: 100,
+};
+
+/** Turns a document into chunks that keep their heading path, title and link. */
+export interface Chunker {
+  chunk(document: LoadedDocument): ChunkDraft[];
+}

@@ -1,0 +1,45 @@
+/** Options of one fetch through the safe fetcher. */
+export interface FetchOptions {
+  signal?: AbortSignal;
+  /** Value of the Accept header. */
+  accept?: string;
+  /** Body cap in bytes, counted after decompression; larger bodies fail with TOO_LARGE. */
+  maxBytes?: number;
+  /** Skip the robots.txt check (robots.txt itself, sitemaps named by the operator). */
+  ignoreRobots?: boolean;
+}
+
+export interface FetchResponse {
+  /** Final URL after redirects. */
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  /** Lower-cased media type without parameters, e.g. `text/html`. */
+  contentType: string;
+  body: Buffer;
+  /** Redirect hops followed, in order. */
+  redirects: string[];
+}
+
+/**
+ * The one way kbqa reaches the web. Implementations refuse private and loopback addresses
+ * (unless allowlisted), follow redirects safely, cap sizes and obey robots.txt. Non-2xx final
+ * statuses are returned, not thrown; refusals and transport failures throw `KbqaError`
+ * (`FETCH_REFUSED`, `FETCH_FAILED`, `TIMEOUT`, `TOO_LARGE`).
+ */
+export interface WebFetcher {
+  fetch(url: string, options?: FetchOptions): Promise<FetchResponse>;
+  /** Whether robots.txt of the URL's origin lets our user agent fetch it. */
+  isAllowedByRobots(url: string, signal?: AbortSignal): Promise<boolean>;
+  /** Crawl-delay of the URL's origin in seconds, when robots.txt names one. */
+  crawlDelay(url: string, signal?: AbortSignal): Promise<number | undefined>;
+}
+
+/**
+ * Checks that a URL's host resolves only to addresses kbqa may reach; throws
+ * `KbqaError('FETCH_REFUSED')` otherwise. Used by loaders that do not fetch over HTTP
+ * themselves (git) to apply the same address policy.
+ */
+export interface AddressGuard {
+  assertAllowed(url: URL): Promise<void>;
+}

@@ -1,0 +1,53 @@
+import type { LoadedDocument } from './documents';
+
+/** Every source type `ingestData` accepts. */
+export const SOURCE_TYPES = ['website-crawler', 'docusaurus', 'github', 'youtube', 'url', 'sitemap'] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+/** What a client asked `ingestData` for. */
+export interface LoadRequest {
+  url: string;
+  includePaths?: string[];
+  excludePaths?: string[];
+}
+
+/** Progress a loader reports; `current_step` of the task is `step`. */
+export interface LoadProgress {
+  step: 'SCRAPING' | 'EMBEDDING' | 'CLONING' | 'INDEXING';
+  /** Units done so far (pages, files, passages). */
+  current: number;
+  /** Units known so far; may grow while crawling. */
+  total: number;
+  /** A short human-readable note (last URL, skipped reason). */
+  message?: string;
+}
+
+/** Something a loader passed over and why; surfaced in task results and logs. */
+export interface SkippedItem {
+  url: string;
+  reason: string;
+}
+
+export interface LoadContext {
+  /** Aborted when the task is cancelled or the process shuts down. */
+  signal: AbortSignal;
+  progress(progress: LoadProgress): void;
+  /** Reports an item that was not ingested (robots.txt, not HTML, too large...). */
+  skipped?(item: SkippedItem): void;
+}
+
+/**
+ * A source of documents for one `type` of `ingestData`. Loaders take their collaborators
+ * (fetcher, limits) through their constructor options and yield documents lazily so a large
+ * site streams through the pipeline instead of being held in memory.
+ */
+export interface SourceLoader {
+  readonly type: SourceType;
+  /**
+   * Checks the request before a task is created, so a bad URL is a 400 at `ingestData`
+   * rather than a failed task. Throws a `KbqaError` with code `BAD_REQUEST`.
+   */
+  validate(request: LoadRequest): void;
+  /** Yields the documents of the source. Throws `KbqaError` when the whole load fails. */
+  load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument>;
+}

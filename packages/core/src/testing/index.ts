@@ -1,0 +1,2 @@
+export * from './fake-embedder';
+export * from './loader-contract';

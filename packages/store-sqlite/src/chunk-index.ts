@@ -1,0 +1,260 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { ChunkDraft, LoadedDocument, Retriever, SearchHit, SearchQuery } from '@kbqa/core';
+import { sha256Hex } from '@kbqa/core';
+import type { SourceKind } from './entities';
+import { matchTerms, prunedMatchExpression } from './fts-query';
+import { metadataWhereSql } from './metadata-filter';
+import { nowTimestamp, withUtcOffset } from './time';
+
+/** One document with the chunks the chunker made of it. */
+export interface IndexedDocument {
+  document: LoadedDocument;
+  chunks: ChunkDraft[];
+}
+
+export interface ReplaceSourceInput {
+  projectId: number;
+  source: string;
+  kind: SourceKind;
+  documents: IndexedDocument[];
+}
+
+export interface ReplaceSourceResult {
+  sourceId: number;
+  chunkIds: number[];
+}
+
+export interface SourceRecord {
+  id: number;
+  source: string;
+  kind: SourceKind;
+  dateAdded: string;
+}
+
+/** Index size from which common query terms stop widening the candidate set. */
+const PRUNE_FROM_ROWS = 20_000;
+/** A term in at least this share of chunks is "common" (BM25 gives it little weight anyway). */
+const COMMON_TERM_SHARE = 0.1;
+const INDEX_SIZE_TTL_MS = 5_000;
+
+/** BM25 column weights: title, heading path, body. */
+const FTS_WEIGHTS = [4.0, 2.5, 1.0] as const;
+
+/**
+ * The chunk index of one SQLite database: chunk rows, their FTS5 entries and (when an embedder
+ * is configured) their vectors, always changed together in one transaction.
+ */
+export class SqliteChunkIndex implements Retriever {
+  private readonly stmt: ReturnType<SqliteChunkIndex['prepare']>;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      findSource: db.prepare<[number, string], { id: number }>(
+        'SELECT id FROM sources WHERE project_id = ? AND source = ?',
+      ),
+      insertSource: db.prepare(
+        'INSERT INTO sources (project_id, source, kind, date_added, updated_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      touchSource: db.prepare('UPDATE sources SET kind = ?, updated_at = ? WHERE id = ?'),
+      deleteFtsOfSource: db.prepare(
+        'DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)',
+      ),
+      deleteChunksOfSource: db.prepare('DELETE FROM chunks WHERE source_id = ?'),
+      deleteDocumentsOfSource: db.prepare('DELETE FROM documents WHERE source_id = ?'),
+      deleteSourceRow: db.prepare('DELETE FROM sources WHERE id = ?'),
+      insertDocument: db.prepare(
+        `INSERT INTO documents (project_id, source_id, title, link, metadata, content_hash, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertChunk: db.prepare(
+        `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link, content, content_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertFts: db.prepare('INSERT INTO chunks_fts (rowid, title, headings, content) VALUES (?, ?, ?, ?)'),
+      listSources: db.prepare<[number], { id: number; source: string; kind: SourceKind; date_added: string }>(
+        'SELECT id, source, kind, date_added FROM sources WHERE project_id = ? ORDER BY id',
+      ),
+      sourcesExcept: db.prepare<[number, string], { id: number }>(
+        'SELECT id FROM sources WHERE project_id = ? AND kind <> ?',
+      ),
+      countChunks: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM chunks WHERE project_id = ?',
+      ),
+      countAllChunks: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunks'),
+    };
+  }
+
+  /**
+   * Replaces everything a source holds with the given documents, in one transaction, so a
+   * re-run of an interrupted task never leaves duplicate chunks behind.
+   */
+  replaceSource(input: ReplaceSourceInput): ReplaceSourceResult {
+    return this.db.transaction((): ReplaceSourceResult => {
+      const now = nowTimestamp();
+      const existing = this.stmt.findSource.get(input.projectId, input.source);
+      let sourceId: number;
+      if (existing) {
+        sourceId = existing.id;
+        this.clearSource(sourceId);
+        this.stmt.touchSource.run(input.kind, now, sourceId);
+      } else {
+        sourceId = Number(
+          this.stmt.insertSource.run(input.projectId, input.source, input.kind, now, now).lastInsertRowid,
+        );
+      }
+      const chunkIds: number[] = [];
+      for (const { document, chunks } of input.documents) {
+        const text = document.parts ? document.parts.map((p) => p.text).join('\n') : document.content;
+        const documentId = Number(
+          this.stmt.insertDocument.run(
+            input.projectId,
+            sourceId,
+            document.title ?? chunks[0]?.title ?? input.source,
+            document.link ?? input.source,
+            JSON.stringify(document.metadata ?? {}),
+            sha256Hex(text),
+            now,
+          ).lastInsertRowid,
+        );
+        for (const chunk of chunks) {
+          const headings = chunk.headingPath.join(' > ');
+          const chunkId = Number(
+            this.stmt.insertChunk.run(
+              input.projectId,
+              sourceId,
+              documentId,
+              chunk.ordinal,
+              chunk.kind,
+              chunk.title,
+              JSON.stringify(chunk.headingPath),
+              chunk.link,
+              chunk.content,
+              chunk.contentHash,
+            ).lastInsertRowid,
+          );
+          this.stmt.insertFts.run(chunkId, chunk.title, headings, chunk.content);
+          chunkIds.push(chunkId);
+        }
+      }
+      return { sourceId, chunkIds };
+    })();
+  }
+
+  /** Removes one source with its documents, chunks and index rows; returns how many sources went. */
+  deleteSource(projectId: number, source: string): number {
+    return this.db.transaction(() => {
+      const row = this.stmt.findSource.get(projectId, source);
+      if (!row) return 0;
+      this.clearSource(row.id);
+      this.stmt.deleteSourceRow.run(row.id);
+      return 1;
+    })();
+  }
+
+  /** Removes every source of a project except those added by the teaching feature. */
+  deleteAllSources(projectId: number): number {
+    return this.db.transaction(() => {
+      const rows = this.stmt.sourcesExcept.all(projectId, 'teach');
+      for (const row of rows) {
+        this.clearSource(row.id);
+        this.stmt.deleteSourceRow.run(row.id);
+      }
+      return rows.length;
+    })();
+  }
+
+  listSources(projectId: number): SourceRecord[] {
+    return this.stmt.listSources.all(projectId).map((r) => ({
+      id: r.id,
+      source: r.source,
+      kind: r.kind,
+      dateAdded: withUtcOffset(r.date_added),
+    }));
+  }
+
+  countChunks(projectId: number): number {
+    return this.stmt.countChunks.get(projectId)?.n ?? 0;
+  }
+
+  search(query: SearchQuery): Promise<SearchHit[]> {
+    return Promise.resolve(this.searchLexical(query));
+  }
+
+  /**
+   * BM25 over title, heading path and body. FTS5's bm25() is unbounded, so it is mapped to
+   * [0, 1] with a fixed saturating curve: the same raw score always gives the same relevance,
+   * which keeps scores comparable across queries of a project.
+   */
+  searchLexical(query: SearchQuery): SearchHit[] {
+    const terms = matchTerms(query.text);
+    if (terms.length === 0) return [];
+    const match = this.matchExpression(terms);
+    const filter = metadataWhereSql(query.filters ?? [], 'd.metadata');
+    const sql = `
+      SELECT c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link,
+             -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS raw
+      FROM chunks_fts
+      JOIN chunks c ON c.id = chunks_fts.rowid
+      JOIN sources s ON s.id = c.source_id
+      ${filter.sql ? 'JOIN documents d ON d.id = c.document_id' : ''}
+      WHERE chunks_fts MATCH ? AND c.project_id = ? ${filter.sql ? `AND ${filter.sql}` : ''}
+      ORDER BY raw DESC
+      LIMIT ?`;
+    const rows = this.db.prepare(sql).all(match, query.projectId, ...filter.params, query.topK) as Array<{
+      id: number;
+      document_id: number;
+      source_id: number;
+      source: string;
+      content: string;
+      title: string;
+      heading_path: string;
+      link: string;
+      raw: number;
+    }>;
+    return rows.map((r) => ({
+      chunkId: r.id,
+      documentId: r.document_id,
+      sourceId: r.source_id,
+      source: r.source,
+      content: r.content,
+      title: r.title,
+      headingPath: JSON.parse(r.heading_path) as string[],
+      link: r.link,
+      score: lexicalRelevance(r.raw),
+    }));
+  }
+
+  private indexSize = { rows: 0, at: 0 };
+
+  /** Full OR semantics on small indexes; common terms made optional filters on large ones. */
+  private matchExpression(terms: string[]): string {
+    const now = Date.now();
+    if (now - this.indexSize.at > INDEX_SIZE_TTL_MS) {
+      this.indexSize = { rows: this.stmt.countAllChunks.get()?.n ?? 0, at: now };
+    }
+    const rows = this.indexSize.rows;
+    if (rows < PRUNE_FROM_ROWS || terms.length < 2) return terms.join(' OR ');
+    const commonAt = Math.floor(rows * COMMON_TERM_SHARE);
+    const count = this.db.prepare<[string], { n: number }>(
+      `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ${commonAt})`,
+    );
+    return prunedMatchExpression(terms, (t) => count.get(t)?.n ?? 0, commonAt);
+  }
+
+  private clearSource(sourceId: number): void {
+    this.stmt.deleteFtsOfSource.run(sourceId);
+    this.stmt.deleteChunksOfSource.run(sourceId);
+    this.stmt.deleteDocumentsOfSource.run(sourceId);
+  }
+}
+
+/** Saturating map of a (positive) BM25 score into [0, 1). */
+export function lexicalRelevance(raw: number): number {
+  const s = Math.max(0, raw);
+  return s / (s + 8);
+}

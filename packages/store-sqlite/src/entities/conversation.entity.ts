@@ -1,0 +1,20 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+@Entity('conversations')
+export class ConversationEntity {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column('integer', { name: 'project_id' })
+  projectId!: number;
+
+  /** tracking.roleInfo of the chat that carried it. */
+  @Column('text', { name: 'role_info', nullable: true })
+  roleInfo!: string | null;
+
+  @Column('text', { name: 'created_at' })
+  createdAt!: string;
+
+  @Column('text', { name: 'ended_at', nullable: true })
+  endedAt!: string | null;
+}

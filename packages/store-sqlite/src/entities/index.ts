@@ -1,0 +1,22 @@
+import { ApiKeyEntity } from './api-key.entity';
+import { ConversationEntity } from './conversation.entity';
+import { IngestionTaskEntity } from './ingestion-task.entity';
+import { MessageEntity } from './message.entity';
+import { ProjectEntity } from './project.entity';
+import { SourceEntity } from './source.entity';
+
+export * from './api-key.entity';
+export * from './conversation.entity';
+export * from './ingestion-task.entity';
+export * from './message.entity';
+export * from './project.entity';
+export * from './source.entity';
+
+export const ENTITIES = [
+  ProjectEntity,
+  ApiKeyEntity,
+  SourceEntity,
+  IngestionTaskEntity,
+  ConversationEntity,
+  MessageEntity,
+];

@@ -1,0 +1,59 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export type TaskStatus = 'pending' | 'running' | 'completed';
+export type TaskKind =
+  'documents' | 'website-crawler' | 'docusaurus' | 'github' | 'youtube' | 'url' | 'sitemap';
+
+@Entity('ingestion_tasks')
+export class IngestionTaskEntity {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column('integer', { name: 'project_id' })
+  projectId!: number;
+
+  @Column('text')
+  kind!: TaskKind;
+
+  @Column('text')
+  status!: TaskStatus;
+
+  @Column('integer', { default: 0 })
+  current!: number;
+
+  @Column('integer', { default: 0 })
+  total!: number;
+
+  @Column('text', { name: 'current_step', default: 'PENDING' })
+  currentStep!: string;
+
+  /** JSON of what to ingest (the raw documents, or the ingestData request); kept so a restart can run it again. */
+  @Column('text')
+  payload!: string;
+
+  /** Set when completed: whether the ingestion succeeded. */
+  @Column('boolean', { nullable: true })
+  success!: boolean | null;
+
+  @Column('text', { name: 'error_code', nullable: true })
+  errorCode!: string | null;
+
+  @Column('text', { nullable: true })
+  error!: string | null;
+
+  /** JSON summary: counts of documents, chunks and skipped items. */
+  @Column('text', { nullable: true })
+  stats!: string | null;
+
+  @Column('integer', { default: 0 })
+  attempts!: number;
+
+  @Column('text', { name: 'created_at' })
+  createdAt!: string;
+
+  @Column('text', { name: 'updated_at' })
+  updatedAt!: string;
+
+  @Column('text', { name: 'finished_at', nullable: true })
+  finishedAt!: string | null;
+}

@@ -1,0 +1,39 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export type Sender = 'Human' | 'AI';
+
+@Entity('messages')
+export class MessageEntity {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column('integer', { name: 'project_id' })
+  projectId!: number;
+
+  @Column('integer', { name: 'conversation_id' })
+  conversationId!: number;
+
+  @Column('text')
+  sender!: Sender;
+
+  @Column('text')
+  text!: string;
+
+  /** For AI messages: the Human message it answers (export pairs them). */
+  @Column('integer', { name: 'reply_to', nullable: true })
+  replyTo!: number | null;
+
+  /** JSON array of the sources used: [{chunk_id, source, link, score}]. */
+  @Column('text', { default: '[]' })
+  sources!: string;
+
+  @Column('integer', { name: 'rating_value', default: 0 })
+  ratingValue!: number;
+
+  /** False while an answer is still streaming or was cut off by a disconnect. */
+  @Column('boolean', { default: true })
+  complete!: boolean;
+
+  @Column('text', { name: 'created_at' })
+  createdAt!: string;
+}

@@ -1,0 +1,401 @@
+import { createHash } from 'node:crypto';
+import {
+  KbqaError,
+  type FetchResponse,
+  type LoadContext,
+  type LoadedDocument,
+  type LoadRequest,
+  type SkippedItem,
+  type SourceLoader,
+  type WebFetcher,
+} from '@kbqa/core';
+import { extractContent, type ExtractedPage, type ExtractOptions } from '@kbqa/html';
+import { decodeHtml, HTML_ACCEPT, pageFailure } from './page.rules';
+import { looksLikeSitemap, readSitemap, type SitemapLimits } from './sitemap.reader';
+import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
+
+export type DocusaurusExtractFn = (html: string, url: string) => ExtractedPage;
+
+export interface DocusaurusLoaderOptions {
+  /** The API passes @kbqa/fetcher's SafeFetcher; address policy, redirects and robots.txt apply through it. */
+  fetcher: WebFetcher;
+  /** Pages fetched at most. Default 5,000. */
+  maxPages?: number;
+  /** Pages fetched at once; the fetcher may limit requests per host further. Default 8. */
+  concurrency?: number;
+  /** Body cap of each page in bytes (after decompression); the fetcher's default when unset. */
+  maxPageBytes?: number;
+  /** Limits of the sitemap read (nested sitemaps, bytes). */
+  sitemap?: Omit<SitemapLimits, 'onSkipped' | 'maxUrls'>;
+  /** Options of the default extraction; `docusaurus: true` is always set. */
+  extractOptions?: ExtractOptions;
+  /** Replaces the extraction (tests, other converters). */
+  extract?: DocusaurusExtractFn;
+}
+
+/** Path segments of Docusaurus pages that are not documentation. */
+const NON_DOC_SEGMENTS = ['blog', 'tags', 'search'];
+/** Parent directories tried for `sitemap.xml`, from the given URL's directory up to the root. */
+const MAX_SITEMAP_PARENTS = 4;
+
+/**
+ * Ingests a Docusaurus site through its sitemap: finds it (the given URL if it is one, else
+ * `sitemap.xml` in the URL's directory and each parent up to the origin root, then the
+ * `Sitemap:` lines of robots.txt), keeps the listed pages of the same origin under the
+ * sitemap's directory, leaves out blog, tag and search pages unless the given URL is under
+ * them, applies `includePaths` / `excludePaths`, and yields the Docusaurus article of each
+ * page as markdown. Pages passed over are reported through `context.skipped` with the reason.
+ */
+export class DocusaurusLoader implements SourceLoader {
+  readonly type = 'docusaurus' as const;
+  private readonly fetcher: WebFetcher;
+  private readonly maxPages: number;
+  private readonly concurrency: number;
+  private readonly maxPageBytes: number | undefined;
+  private readonly sitemapLimits: Omit<SitemapLimits, 'onSkipped' | 'maxUrls'>;
+  private readonly extract: DocusaurusExtractFn;
+
+  constructor(options: DocusaurusLoaderOptions) {
+    this.fetcher = options.fetcher;
+    this.maxPages = positiveInt(options.maxPages, 5000);
+    this.concurrency = positiveInt(options.concurrency, 8);
+    this.maxPageBytes = options.maxPageBytes;
+    this.sitemapLimits = options.sitemap ?? {};
+    const extractOptions: ExtractOptions = { ...options.extractOptions, docusaurus: true };
+    this.extract = options.extract ?? ((html, url) => extractContent(html, url, extractOptions));
+  }
+
+  validate(request: LoadRequest): void {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      throw new KbqaError('BAD_REQUEST', `not a valid URL: ${String(request.url).slice(0, 200)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new KbqaError('BAD_REQUEST', `only http and https sites can be loaded, got ${url.protocol}`);
+    }
+    if (url.username || url.password)
+      throw new KbqaError('BAD_REQUEST', 'URLs with credentials cannot be loaded');
+    pathMatcher(request.includePaths, 'includePaths');
+    pathMatcher(request.excludePaths, 'excludePaths');
+  }
+
+  async *load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument> {
+    this.validate(request);
+    const { signal } = context;
+    if (signal.aborted) throw abortedError();
+    const skip = (item: SkippedItem): void => context.skipped?.(item);
+    const given = new URL(normalizeUrl(request.url)!);
+
+    const { url: sitemapUrl, base } = await this.findSitemap(given, signal);
+    const pages = await this.pagesOf(sitemapUrl, base, given, request, skip, signal);
+    context.progress({ step: 'SCRAPING', current: 0, total: pages.length, message: `sitemap ${sitemapUrl}` });
+
+    const indexed = new Set<string>();
+    const contents = new Map<string, string>();
+    let done = 0;
+    let yielded = 0;
+    let closed = false;
+    const load = async (url: string): Promise<LoadedDocument | undefined> => {
+      try {
+        return await this.page(url, indexed, contents, skip, signal);
+      } finally {
+        done += 1;
+        // A consumer that stopped early hears nothing from pages still in flight.
+        if (!closed) context.progress({ step: 'SCRAPING', current: done, total: pages.length, message: url });
+      }
+    };
+    try {
+      for await (const doc of pool(pages, this.concurrency, load, signal)) {
+        if (!doc) continue;
+        yielded += 1;
+        yield doc;
+      }
+    } finally {
+      closed = true;
+    }
+    if (yielded === 0) {
+      throw new KbqaError(
+        'NO_CONTENT',
+        `none of the ${pages.length} pages of ${sitemapUrl} had extractable text`,
+      );
+    }
+  }
+
+  /**
+   * The first candidate that answers with a sitemap, and the path the site lives under: the
+   * directory of a `sitemap.xml` found by walking up, `/` for one named by robots.txt or given.
+   */
+  private async findSitemap(given: URL, signal: AbortSignal): Promise<{ url: string; base: string }> {
+    const candidates: string[] = [];
+    if (/\.xml(\.gz)?$/i.test(given.pathname)) candidates.push(given.href);
+    let dir = given.pathname.endsWith('/') ? given.pathname : given.pathname.replace(/[^/]*$/, '');
+    if (!/\.xml(\.gz)?$/i.test(given.pathname) && !given.pathname.endsWith('/')) {
+      candidates.push(`${given.origin}${given.pathname}/sitemap.xml`);
+    }
+    for (let i = 0; i < MAX_SITEMAP_PARENTS && dir.length > 0; i++) {
+      candidates.push(`${given.origin}${dir}sitemap.xml`);
+      if (dir === '/') break;
+      dir = dir.replace(/[^/]*\/$/, '');
+    }
+    if (!candidates.includes(`${given.origin}/sitemap.xml`)) candidates.push(`${given.origin}/sitemap.xml`);
+
+    for (const candidate of candidates) {
+      if (!(await this.isSitemap(candidate, signal))) continue;
+      const named = candidate === given.href;
+      return { url: candidate, base: named ? '/' : new URL(candidate).pathname.replace(/[^/]*$/, '') };
+    }
+    for (const candidate of await this.robotsSitemaps(given.origin, signal)) {
+      if (await this.isSitemap(candidate, signal)) return { url: candidate, base: '/' };
+    }
+    throw new KbqaError(
+      'NOT_FOUND',
+      `no sitemap found for ${given.href} (tried ${candidates.join(', ')} and robots.txt); is it a Docusaurus site?`,
+    );
+  }
+
+  private async isSitemap(url: string, signal: AbortSignal): Promise<boolean> {
+    try {
+      const res = await this.fetcher.fetch(url, {
+        signal,
+        ignoreRobots: true,
+        accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
+        maxBytes: this.sitemapLimits.maxFileBytes ?? 10 * 1024 * 1024,
+      });
+      if (res.status < 200 || res.status >= 300) return false;
+      // Hosts that answer every path with the app's index.html must not count as a sitemap.
+      return (
+        (res.body[0] === 0x1f && res.body[1] === 0x8b) || looksLikeSitemap(res.body.toString('utf8', 0, 4096))
+      );
+    } catch (error) {
+      if (signal.aborted) throw abortedError();
+      const err = KbqaError.from(error);
+      if (err.code === 'FETCH_REFUSED' && !/robots/i.test(err.message)) throw err;
+      return false;
+    }
+  }
+
+  private async robotsSitemaps(origin: string, signal: AbortSignal): Promise<string[]> {
+    try {
+      const res = await this.fetcher.fetch(`${origin}/robots.txt`, {
+        signal,
+        ignoreRobots: true,
+        accept: 'text/plain',
+        maxBytes: 512 * 1024,
+      });
+      if (res.status < 200 || res.status >= 300) return [];
+      return [...res.body.toString('utf8').matchAll(/^\s*sitemap\s*:\s*(\S+)/gim)]
+        .map((m) => normalizeUrl(m[1] ?? '', origin))
+        .filter((u): u is string => u !== undefined && new URL(u).origin === origin);
+    } catch {
+      // No robots.txt means no sitemaps named there.
+      if (signal.aborted) throw abortedError();
+      return [];
+    }
+  }
+
+  /** The sitemap's page URLs this request covers, normalized and de-duplicated. */
+  private async pagesOf(
+    sitemapUrl: string,
+    base: string,
+    given: URL,
+    request: LoadRequest,
+    skip: (item: SkippedItem) => void,
+    signal: AbortSignal,
+  ): Promise<string[]> {
+    const origin = given.origin;
+    const givenRelative = given.pathname.startsWith(base) ? given.pathname.slice(base.length) : '';
+    // Blog, tags and search are left out unless the given URL is under one of them.
+    const allowed = new Set(NON_DOC_SEGMENTS.filter((s) => new RegExp(`(^|/)${s}(/|$)`).test(givenRelative)));
+    const excludedSegment = (relative: string): string | undefined =>
+      NON_DOC_SEGMENTS.find((s) => !allowed.has(s) && new RegExp(`(^|/)${s}(/|$)`).test(relative));
+    const include = pathMatcher(request.includePaths, 'includePaths');
+    const exclude = pathMatcher(request.excludePaths, 'excludePaths');
+
+    const pages: string[] = [];
+    const seen = new Set<string>();
+    const limits: SitemapLimits = {
+      ...this.sitemapLimits,
+      onSkipped: skip,
+      maxUrls: Number.MAX_SAFE_INTEGER,
+    };
+    for await (const loc of readSitemap(sitemapUrl, this.fetcher, limits, signal)) {
+      const url = normalizeUrl(loc);
+      if (!url) {
+        skip({ url: loc, reason: 'not an absolute http(s) URL' });
+        continue;
+      }
+      if (seen.has(url)) continue;
+      seen.add(url);
+      const { pathname } = new URL(url);
+      if (new URL(url).origin !== origin) {
+        skip({ url, reason: `listed in the sitemap but not on ${origin}` });
+        continue;
+      }
+      if (!`${pathname}/`.startsWith(base)) {
+        skip({ url, reason: `outside the site at ${base}` });
+        continue;
+      }
+      const segment = excludedSegment(pathname.slice(base.length));
+      if (segment) {
+        skip({ url, reason: `not a docs page (${segment})` });
+        continue;
+      }
+      if (include && !include(pathname)) {
+        skip({ url, reason: 'not matched by includePaths' });
+        continue;
+      }
+      if (exclude?.(pathname)) {
+        skip({ url, reason: 'matched by excludePaths' });
+        continue;
+      }
+      const ext = nonHtmlExtension(pathname);
+      if (ext) {
+        skip({ url, reason: `not an HTML page (.${ext} link, not fetched)` });
+        continue;
+      }
+      if (pages.length >= this.maxPages) {
+        skip({ url, reason: `page limit of ${this.maxPages} reached` });
+        continue;
+      }
+      pages.push(url);
+    }
+    return pages;
+  }
+
+  private async page(
+    url: string,
+    indexed: Set<string>,
+    contents: Map<string, string>,
+    skip: (item: SkippedItem) => void,
+    signal: AbortSignal,
+  ): Promise<LoadedDocument | undefined> {
+    let res: FetchResponse;
+    try {
+      if (!(await this.fetcher.isAllowedByRobots(url, signal))) {
+        throw new KbqaError('FETCH_REFUSED', `disallowed by robots.txt: ${url}`);
+      }
+      res = await this.fetcher.fetch(url, {
+        signal,
+        accept: HTML_ACCEPT,
+        ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
+      });
+    } catch (error) {
+      if (signal.aborted) throw abortedError();
+      const err = KbqaError.from(error);
+      skip({ url, reason: `${err.code}: ${err.message}` });
+      return undefined;
+    }
+    const finalUrl = normalizeUrl(res.url) ?? url;
+    const origin = new URL(url).origin;
+    if (new URL(finalUrl).origin !== origin) {
+      skip({ url, reason: `redirected to another origin: ${finalUrl}` });
+      return undefined;
+    }
+    const failure = pageFailure(res);
+    if (failure) {
+      skip({ url, reason: failure });
+      return undefined;
+    }
+    let page: ExtractedPage;
+    try {
+      page = this.extract(decodeHtml(res), finalUrl);
+    } catch (error) {
+      skip({ url, reason: `extraction failed: ${KbqaError.from(error).message}` });
+      return undefined;
+    }
+    if (page.needsJavaScript) {
+      skip({ url, reason: 'no extractable text; the page needs JavaScript' });
+      return undefined;
+    }
+    if (page.textLength === 0 || !page.markdown.trim()) {
+      skip({ url, reason: 'no extractable text' });
+      return undefined;
+    }
+    const canonical = normalizeUrl(page.canonicalUrl ?? '');
+    const key = canonical && new URL(canonical).origin === origin ? canonical : finalUrl;
+    if (indexed.has(key) || indexed.has(finalUrl)) {
+      skip({ url, reason: `duplicate of ${key}` });
+      return undefined;
+    }
+    const digest = createHash('sha1').update(page.markdown).digest('hex');
+    const same = contents.get(digest);
+    if (same) {
+      skip({ url, reason: `same content as ${same}` });
+      return undefined;
+    }
+    contents.set(digest, finalUrl);
+    indexed.add(key);
+    indexed.add(finalUrl);
+    return {
+      source: finalUrl,
+      content: page.markdown,
+      title: page.title || new URL(finalUrl).pathname,
+      link: canonical ?? finalUrl,
+    };
+  }
+}
+
+/**
+ * Runs `task` over `items`, `limit` at a time, yielding results in completion order; no new
+ * task starts while more than `limit` results wait for the consumer.
+ */
+async function* pool<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+  signal: AbortSignal,
+): AsyncGenerator<R> {
+  const ready: R[] = [];
+  let next = 0;
+  let active = 0;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = (): void => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  signal.addEventListener('abort', notify);
+  try {
+    while (true) {
+      if (signal.aborted) throw abortedError();
+      if (failure) throw KbqaError.from(failure);
+      while (active < limit && next < items.length && ready.length < limit) {
+        const item = items[next++]!;
+        active += 1;
+        task(item)
+          .then((result) => ready.push(result))
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => {
+            active -= 1;
+            notify();
+          });
+      }
+      if (ready.length > 0) {
+        yield ready.shift()!;
+        continue;
+      }
+      if (active === 0 && next >= items.length) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    signal.removeEventListener('abort', notify);
+  }
+}
+
+function positiveInt(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 1)
+    throw new KbqaError('BAD_REQUEST', `expected a positive number, got ${value}`);
+  return Math.floor(value);
+}
+
+function abortedError(): KbqaError {
+  return new KbqaError('ABORTED', 'the load was cancelled');
+}

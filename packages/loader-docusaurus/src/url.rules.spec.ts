@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
+
+describe(normalizeUrl.name, () => {
+  it('lower-cases the host, drops the default port, fragment, credentials and a trailing slash', () => {
+    expect(normalizeUrl('HTTP://u:p@Docs.Example.COM:80/Guide/Intro/#part')).toBe(
+      'http://docs.example.com/Guide/Intro',
+    );
+    expect(normalizeUrl('https://example.com:443/')).toBe('https://example.com/');
+    expect(normalizeUrl('https://example.com')).toBe('https://example.com/');
+    expect(normalizeUrl('https://example.com:8443/a//')).toBe('https://example.com:8443/a');
+  });
+
+  it('sorts query parameters by name, keeps their values and drops utm_* and an empty query', () => {
+    expect(normalizeUrl('https://e.com/p?b=2&a=1&a=0&utm_source=x')).toBe('https://e.com/p?a=1&a=0&b=2');
+    expect(normalizeUrl('https://e.com/p?')).toBe('https://e.com/p');
+    expect(normalizeUrl('https://e.com/p?utm_medium=y')).toBe('https://e.com/p');
+  });
+
+  it('resolves against a base and refuses non-http schemes', () => {
+    expect(normalizeUrl('../b/', 'https://e.com/a/c/')).toBe('https://e.com/a/b');
+    expect(normalizeUrl('mailto:a@b.c')).toBeUndefined();
+    expect(normalizeUrl('::nope')).toBeUndefined();
+  });
+});
+
+describe(pathMatcher.name, () => {
+  it('matches whole pathnames, with * as any run of characters', () => {
+    const match = pathMatcher(['/docs/*', '/blog', '*.html'], 'includePaths')!;
+    expect(match('/docs/a')).toBe(true);
+    expect(match('/docs/a/b')).toBe(true);
+    expect(match('/docs')).toBe(false);
+    expect(match('/documentation')).toBe(false);
+    expect(match('/blog')).toBe(true);
+    expect(match('/blog/post')).toBe(false);
+    expect(match('/x/page.html')).toBe(true);
+  });
+
+  it('ignores a trailing slash in a pattern and escapes regex characters', () => {
+    const match = pathMatcher(['/api/v1.0/'], 'excludePaths')!;
+    expect(match('/api/v1.0')).toBe(true);
+    expect(match('/api/v1x0')).toBe(false);
+  });
+
+  it('is absent without patterns and refuses patterns that are not paths', () => {
+    expect(pathMatcher(undefined, 'includePaths')).toBeUndefined();
+    expect(pathMatcher([], 'includePaths')).toBeUndefined();
+    expect(() => pathMatcher(['docs'], 'includePaths')).toThrow(/includePaths/);
+  });
+});
+
+describe(nonHtmlExtension.name, () => {
+  it('names binary and data extensions, not page-like ones', () => {
+    expect(nonHtmlExtension('/a/manual.PDF')).toBe('pdf');
+    expect(nonHtmlExtension('/logo.png')).toBe('png');
+    expect(nonHtmlExtension('/page.html')).toBeUndefined();
+    expect(nonHtmlExtension('/docs/v1.2')).toBeUndefined();
+    expect(nonHtmlExtension('/docs/intro')).toBeUndefined();
+  });
+});

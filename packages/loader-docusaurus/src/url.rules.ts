@@ -1,0 +1,74 @@
+// Copied from @kbqa/loader-website-crawler's url.rules.ts so loaders do not depend on each other;
+// keep the two in step (candidate for a shared home with the other page helpers).
+import { KbqaError } from '@kbqa/core';
+
+/**
+ * The form under which the crawler compares URLs: http(s) only; scheme and host lower-cased
+ * and the default port dropped (WHATWG URL parsing does both); credentials and fragment
+ * removed; a trailing slash removed from every path but `/`; query parameters sorted by name
+ * (order within a name kept), `utm_*` tracking parameters removed and an empty query dropped.
+ * Returns undefined for URLs that are not http(s).
+ */
+export function normalizeUrl(input: string | URL, base?: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(input, base);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  url.hash = '';
+  url.username = '';
+  url.password = '';
+  if (url.pathname.length > 1 && url.pathname.endsWith('/'))
+    url.pathname = url.pathname.replace(/\/+$/, '') || '/';
+  if (url.href.includes('?')) {
+    const params = [...url.searchParams].filter(([name]) => !/^utm_/i.test(name));
+    params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    url.search = new URLSearchParams(params).toString();
+  }
+  return url.href;
+}
+
+/**
+ * Compiles `includePaths` / `excludePaths` patterns. A pattern is matched against the whole URL
+ * pathname (normalized: no trailing slash except `/`, percent-encoding as in the URL); `*`
+ * matches any run of characters, `/` included, so a pattern ending in `*` is a prefix match.
+ * `/docs/*` matches `/docs/a` and `/docs/a/b` but not `/docs` itself; `/docs` matches only
+ * `/docs` (and `/docs/`). Patterns must start with `/` or `*`.
+ */
+export function pathMatcher(
+  patterns: readonly string[] | undefined,
+  field: string,
+): ((path: string) => boolean) | undefined {
+  if (!patterns || patterns.length === 0) return undefined;
+  const regexes = patterns.map((pattern) => {
+    if (typeof pattern !== 'string' || !/^[/*]/.test(pattern) || pattern.length > 500) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `${field} entries must be paths starting with / or *, got ${String(pattern).slice(0, 100)}`,
+      );
+    }
+    const trimmed = pattern.length > 1 ? pattern.replace(/\/+$/, '') || '/' : pattern;
+    const source = trimmed
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*');
+    return new RegExp(`^${source}$`);
+  });
+  return (path) => regexes.some((re) => re.test(path));
+}
+
+const BINARY_EXTENSIONS = new Set(
+  (
+    'pdf png jpg jpeg gif webp avif bmp tif tiff ico svg psd mp3 mp4 m4a m4v webm ogg ogv wav flac avi mov mkv ' +
+    'zip gz tgz bz2 xz 7z rar tar jar war dmg iso exe msi deb rpm apk bin wasm woff woff2 ttf otf eot ' +
+    'css js mjs cjs map json xml rss atom csv tsv xls xlsx doc docx ppt pptx odt ods epub txt yaml yml'
+  ).split(' '),
+);
+
+/** The extension of a path when it names a file type that is never an HTML page. */
+export function nonHtmlExtension(pathname: string): string | undefined {
+  const ext = /\.([a-z0-9]{1,5})$/i.exec(pathname)?.[1]?.toLowerCase();
+  return ext && BINARY_EXTENSIONS.has(ext) ? ext : undefined;
+}

@@ -1,0 +1,147 @@
+import {
+  KbqaError,
+  type LoadContext,
+  type LoadedDocument,
+  type LoadRequest,
+  type SourceLoader,
+  type WebFetcher,
+} from '@kbqa/core';
+import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from './page.document';
+import { readSitemap, type SitemapLimits } from './sitemap.reader';
+
+export interface SitemapLoaderOptions extends Omit<SitemapLimits, 'onSkipped'> {
+  /** The API passes @kbqa/fetcher's SafeFetcher; robots.txt, crawl-delay and address policy apply through it. */
+  fetcher: WebFetcher;
+  /** HTML to markdown; @kbqa/html's `extractContent` by default. */
+  extract?: ExtractFn;
+  /** Body cap of each page in bytes (after decompression); the fetcher's default when unset. */
+  maxPageBytes?: number;
+  /** Pages fetched at once; the fetcher still limits requests per host. Default 4. */
+  pageConcurrency?: number;
+}
+
+type PageResult = { ok: true; document: LoadedDocument } | { ok: false; url: string; error: KbqaError };
+
+/**
+ * Ingests every page a sitemap (or sitemap index) lists: one document per HTML page, with
+ * pages that fail (robots.txt, not HTML, too large, no content) reported as skipped.
+ */
+export class SitemapLoader implements SourceLoader {
+  readonly type = 'sitemap' as const;
+  private readonly fetcher: WebFetcher;
+  private readonly extract: ExtractFn;
+  private readonly limits: Omit<SitemapLimits, 'onSkipped'>;
+  private readonly maxPageBytes: number | undefined;
+  private readonly pageConcurrency: number;
+
+  constructor(options: SitemapLoaderOptions) {
+    const { fetcher, extract, maxPageBytes, pageConcurrency, ...limits } = options;
+    this.fetcher = fetcher;
+    this.extract = extract ?? defaultExtract;
+    this.limits = limits;
+    this.maxPageBytes = maxPageBytes;
+    this.pageConcurrency = Math.max(1, Math.floor(pageConcurrency ?? 4));
+  }
+
+  validate(request: LoadRequest): void {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      throw new KbqaError('BAD_REQUEST', `not a valid sitemap URL: ${request.url.slice(0, 200)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new KbqaError('BAD_REQUEST', `only http and https sitemaps can be loaded, got ${url.protocol}`);
+    }
+    if (url.username || url.password)
+      throw new KbqaError('BAD_REQUEST', 'URLs with credentials cannot be loaded');
+  }
+
+  async *load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument> {
+    this.validate(request);
+    const { signal } = context;
+    throwIfAborted(signal);
+    const skipped = (url: string, reason: string): void => context.skipped?.({ url, reason });
+
+    let discovered = 0;
+    let done = 0;
+    let yielded = 0;
+    const links = new Set<string>();
+    const inFlight: Array<Promise<PageResult>> = [];
+    context.progress({ step: 'SCRAPING', current: 0, total: 0, message: `reading sitemap ${request.url}` });
+
+    const settle = (result: PageResult): LoadedDocument | undefined => {
+      done += 1;
+      let message: string;
+      let document: LoadedDocument | undefined;
+      if (!result.ok) {
+        // A cancelled task ends the load instead of skipping every remaining page.
+        if (signal.aborted || result.error.code === 'ABORTED') throw result.error;
+        skipped(result.url, result.error.message);
+        message = `skipped ${result.url}`;
+      } else {
+        const link = result.document.link ?? result.document.source;
+        if (links.has(link)) {
+          skipped(result.document.source, `same page as ${link}`);
+        } else {
+          links.add(link);
+          document = result.document;
+        }
+        message = result.document.source;
+      }
+      context.progress({ step: 'SCRAPING', current: done, total: discovered, message });
+      return document;
+    };
+
+    const pages = readSitemap(
+      request.url,
+      this.fetcher,
+      { ...this.limits, onSkipped: (s) => skipped(s.url, s.reason) },
+      signal,
+    );
+    for await (const pageUrl of pages) {
+      discovered += 1;
+      inFlight.push(this.loadPage(pageUrl, signal));
+      if (inFlight.length >= this.pageConcurrency) {
+        const document = settle(await inFlight.shift()!);
+        if (document) {
+          yielded += 1;
+          yield document;
+        }
+      }
+    }
+    while (inFlight.length > 0) {
+      const document = settle(await inFlight.shift()!);
+      if (document) {
+        yielded += 1;
+        yield document;
+      }
+    }
+    throwIfAborted(signal);
+    if (discovered === 0) throw new KbqaError('NO_CONTENT', `sitemap ${request.url} lists no pages`);
+    if (yielded === 0) {
+      throw new KbqaError(
+        'NO_CONTENT',
+        `none of the ${discovered} pages of sitemap ${request.url} had extractable content`,
+      );
+    }
+  }
+
+  /** Never rejects: failures come back as results so pages in flight cannot go unhandled. */
+  private async loadPage(url: string, signal: AbortSignal): Promise<PageResult> {
+    try {
+      const res = await this.fetcher.fetch(url, {
+        signal,
+        accept: HTML_ACCEPT,
+        ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
+      });
+      return { ok: true, document: pageDocument(url, res, this.extract) };
+    } catch (error) {
+      return { ok: false, url, error: KbqaError.from(error) };
+    }
+  }
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+}

@@ -1,0 +1,82 @@
+import { KbqaError, type FetchResponse, type LoadedDocument } from '@kbqa/core';
+import { extractContent } from '@kbqa/html';
+
+/** What the loader needs from HTML extraction; @kbqa/html's `extractContent` by default. */
+export interface PageContent {
+  title: string;
+  markdown: string;
+  canonicalUrl: string | undefined;
+  /** Characters of real text in `markdown`. */
+  textLength: number;
+  /** The page seems rendered client-side (scripts, `<noscript>`, empty app root, little text). */
+  needsJavaScript: boolean;
+}
+
+export type ExtractFn = (html: string, url: string) => PageContent;
+
+export const defaultExtract: ExtractFn = (html, url) => extractContent(html, url);
+
+export const HTML_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+export const JS_ONLY_MESSAGE = 'no extractable content; the page may need JavaScript';
+
+/** Whether a response is an HTML page; an unlabelled body counts when it starts like markup. */
+export function isHtml(res: FetchResponse): boolean {
+  if (HTML_TYPES.has(res.contentType)) return true;
+  if (res.contentType !== '') return false;
+  const head = res.body.subarray(0, 512).toString('latin1').trimStart().toLowerCase();
+  return head.startsWith('<!doctype html') || head.startsWith('<html');
+}
+
+/** Decodes an HTML body with the charset of its Content-Type or `<meta>`, UTF-8 otherwise. */
+export function decodeHtml(res: FetchResponse): string {
+  const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(res.headers['content-type'] ?? '')?.[1];
+  const head = res.body.subarray(0, 2048).toString('latin1');
+  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1];
+  for (const label of [fromHeader, fromMeta, 'utf-8']) {
+    if (!label) continue;
+    try {
+      return new TextDecoder(label).decode(res.body);
+    } catch {
+      // Unknown label: try the next source of truth.
+    }
+  }
+  return res.body.toString('utf8');
+}
+
+/**
+ * Turns a fetched page into a document, or explains why it cannot: FETCH_FAILED for a non-2xx
+ * status, UNSUPPORTED for non-HTML, NO_CONTENT for an empty or JavaScript-only page.
+ */
+export function pageDocument(source: string, res: FetchResponse, extract: ExtractFn): LoadedDocument {
+  if (res.status < 200 || res.status >= 300) {
+    throw new KbqaError('FETCH_FAILED', `could not fetch ${res.url}: HTTP ${res.status}`);
+  }
+  if (!isHtml(res)) {
+    const type = res.contentType || 'an unknown type';
+    throw new KbqaError('UNSUPPORTED', `${res.url} is ${type}, not an HTML page`);
+  }
+  const page = extract(decodeHtml(res), res.url);
+  if (page.needsJavaScript) throw new KbqaError('NO_CONTENT', `${JS_ONLY_MESSAGE}: ${res.url}`);
+  if (page.textLength === 0 || !page.markdown.trim()) {
+    throw new KbqaError('NO_CONTENT', `no extractable content: ${res.url}`);
+  }
+  const canonical = httpUrl(page.canonicalUrl);
+  return {
+    source,
+    content: page.markdown,
+    title: page.title || new URL(res.url).pathname,
+    link: canonical ?? res.url,
+  };
+}
+
+function httpUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,6 @@
+export {
+  WebsiteCrawlerLoader,
+  type CrawlExtractFn,
+  type WebsiteCrawlerOptions,
+} from './website-crawler.loader';
+export { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';

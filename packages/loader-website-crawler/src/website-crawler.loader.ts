@@ -1,0 +1,355 @@
+import { createHash } from 'node:crypto';
+import {
+  KbqaError,
+  type FetchResponse,
+  type LoadContext,
+  type LoadedDocument,
+  type LoadRequest,
+  type SkippedItem,
+  type SourceLoader,
+  type WebFetcher,
+} from '@kbqa/core';
+import { extractContent, type ExtractedPage, type ExtractOptions } from '@kbqa/html';
+import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
+
+/** HTML to markdown plus links; @kbqa/html's `extractContent` by default. */
+export type CrawlExtractFn = (html: string, url: string) => ExtractedPage;
+
+export interface WebsiteCrawlerOptions {
+  /** The API passes @kbqa/fetcher's SafeFetcher; address policy, redirects and robots.txt apply through it. */
+  fetcher: WebFetcher;
+  /** Pages fetched at most (the start page included). Default 1,000. */
+  maxPages?: number;
+  /** Link hops from the start page followed at most. Default 10. */
+  maxDepth?: number;
+  /** Pages fetched at once; the fetcher may limit requests per host further. Default 8. */
+  concurrency?: number;
+  /** Body cap of each page in bytes (after decompression); the fetcher's default when unset. */
+  maxPageBytes?: number;
+  /** Options of the default extraction. */
+  extractOptions?: ExtractOptions;
+  /** Replaces the extraction (tests, other converters). */
+  extract?: CrawlExtractFn;
+}
+
+const HTML_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
+const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+interface Target {
+  url: string;
+  depth: number;
+}
+
+/**
+ * Crawls a website from a start URL within its origin (scheme, host and port): follows links
+ * breadth-first up to `maxDepth` hops and `maxPages` fetches, honours `includePaths` /
+ * `excludePaths` (see {@link pathMatcher}), deduplicates by normalized URL (see
+ * {@link normalizeUrl}), by canonical URL and by identical markdown, skips non-HTML by extension before fetching and
+ * by content type after, and yields one markdown document per page with text. Everything passed
+ * over is reported through `context.skipped` with its reason.
+ *
+ * The start page is always fetched (its links are the way in) but only yielded when it passes
+ * the path filters; the filters decide which discovered links are fetched at all.
+ */
+export class WebsiteCrawlerLoader implements SourceLoader {
+  readonly type = 'website-crawler' as const;
+  private readonly fetcher: WebFetcher;
+  private readonly maxPages: number;
+  private readonly maxDepth: number;
+  private readonly concurrency: number;
+  private readonly maxPageBytes: number | undefined;
+  private readonly extract: CrawlExtractFn;
+
+  constructor(options: WebsiteCrawlerOptions) {
+    this.fetcher = options.fetcher;
+    this.maxPages = positiveInt(options.maxPages, 1000);
+    this.maxDepth = Math.max(0, Math.floor(options.maxDepth ?? 10));
+    this.concurrency = positiveInt(options.concurrency, 8);
+    this.maxPageBytes = options.maxPageBytes;
+    const extractOptions = options.extractOptions ?? {};
+    this.extract = options.extract ?? ((html, url) => extractContent(html, url, extractOptions));
+  }
+
+  validate(request: LoadRequest): void {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      throw new KbqaError('BAD_REQUEST', `not a valid URL: ${String(request.url).slice(0, 200)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new KbqaError('BAD_REQUEST', `only http and https sites can be crawled, got ${url.protocol}`);
+    }
+    if (url.username || url.password)
+      throw new KbqaError('BAD_REQUEST', 'URLs with credentials cannot be crawled');
+    pathMatcher(request.includePaths, 'includePaths');
+    pathMatcher(request.excludePaths, 'excludePaths');
+  }
+
+  async *load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument> {
+    this.validate(request);
+    const { signal } = context;
+    const start = normalizeUrl(request.url)!;
+    // The start page may redirect to its real origin (http → https, bare → www); the crawl then
+    // stays on that one. Only the start page can move it, before any link is followed.
+    let origin = new URL(start).origin;
+    const include = pathMatcher(request.includePaths, 'includePaths');
+    const exclude = pathMatcher(request.excludePaths, 'excludePaths');
+    const skip = (item: SkippedItem): void => context.skipped?.(item);
+
+    /** Normalized URLs queued, fetched, redirected to or named canonical: each is fetched at most once. */
+    const seen = new Set<string>([start]);
+    /** Normalized canonical (or final) URLs of the documents yielded. */
+    const indexed = new Set<string>();
+    /** sha1 of each yielded markdown → its page: pages without a canonical still dedupe by content. */
+    const contents = new Map<string, string>();
+    const queue: Target[] = [{ url: start, depth: 0 }];
+    let head = 0;
+    let scheduled = 0;
+    let done = 0;
+    let yielded = 0;
+    let startError: KbqaError | undefined;
+
+    const passesFilters = (url: string): string | undefined => {
+      const path = new URL(url).pathname;
+      if (include && !include(path)) return 'not matched by includePaths';
+      if (exclude?.(path)) return 'matched by excludePaths';
+      return undefined;
+    };
+
+    const discover = (links: string[], depth: number): void => {
+      for (const link of links) {
+        const url = normalizeUrl(link);
+        if (!url || seen.has(url)) continue;
+        if (new URL(url).origin !== origin) continue; // other origins are not ours to crawl
+        seen.add(url);
+        const ext = nonHtmlExtension(new URL(url).pathname);
+        if (ext) {
+          skip({ url, reason: `not an HTML page (.${ext} link, not fetched)` });
+          continue;
+        }
+        const filtered = passesFilters(url);
+        if (filtered) {
+          skip({ url, reason: filtered });
+          continue;
+        }
+        if (depth > this.maxDepth) {
+          skip({ url, reason: `deeper than maxDepth ${this.maxDepth}` });
+          continue;
+        }
+        if (scheduled + (queue.length - head) >= this.maxPages) {
+          skip({ url, reason: `page limit of ${this.maxPages} reached` });
+          continue;
+        }
+        queue.push({ url, depth });
+      }
+    };
+
+    const crawl = async (target: Target): Promise<LoadedDocument | undefined> => {
+      const isStart = target.url === start && target.depth === 0;
+      let res: FetchResponse;
+      try {
+        if (!(await this.fetcher.isAllowedByRobots(target.url, signal))) {
+          throw new KbqaError('FETCH_REFUSED', `disallowed by robots.txt: ${target.url}`);
+        }
+        res = await this.fetcher.fetch(target.url, {
+          signal,
+          accept: HTML_ACCEPT,
+          ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
+        });
+      } catch (error) {
+        if (signal.aborted) throw abortedError();
+        const err = KbqaError.from(error);
+        if (isStart) startError = err;
+        skip({ url: target.url, reason: `${err.code}: ${err.message}` });
+        return undefined;
+      }
+      const finalUrl = normalizeUrl(res.url) ?? target.url;
+      if (finalUrl !== target.url) {
+        if (isStart) origin = new URL(finalUrl).origin;
+        if (new URL(finalUrl).origin !== origin) {
+          skip({ url: target.url, reason: `redirected to another origin: ${finalUrl}` });
+          return undefined;
+        }
+        if (seen.has(finalUrl) && !isStart) {
+          skip({ url: target.url, reason: `redirects to ${finalUrl}, already crawled` });
+          return undefined;
+        }
+        seen.add(finalUrl);
+      }
+      const failure = pageFailure(res);
+      if (failure) {
+        if (isStart) startError = new KbqaError('FETCH_FAILED', `${finalUrl}: ${failure}`);
+        skip({ url: finalUrl, reason: failure });
+        return undefined;
+      }
+      let page: ExtractedPage;
+      try {
+        page = this.extract(decodeHtml(res), finalUrl);
+      } catch (error) {
+        skip({ url: finalUrl, reason: `extraction failed: ${KbqaError.from(error).message}` });
+        return undefined;
+      }
+      discover(page.links, target.depth + 1);
+
+      const canonical = usableCanonical(page.canonicalUrl, finalUrl);
+      const key = canonical && new URL(canonical).origin === origin ? canonical : finalUrl;
+      if (canonical && new URL(canonical).origin === origin) seen.add(canonical);
+      if (indexed.has(key) || (key !== finalUrl && indexed.has(finalUrl))) {
+        skip({ url: finalUrl, reason: `duplicate of ${key}` });
+        return undefined;
+      }
+      const filtered = passesFilters(finalUrl);
+      if (filtered) {
+        // The start page (and a redirect out of the filters) is fetched for its links only.
+        skip({
+          url: finalUrl,
+          reason: isStart ? `start page ${filtered}; crawled for links only` : filtered,
+        });
+        return undefined;
+      }
+      if (page.needsJavaScript) {
+        skip({ url: finalUrl, reason: 'no extractable text; the page needs JavaScript' });
+        return undefined;
+      }
+      if (page.textLength === 0 || !page.markdown.trim()) {
+        skip({ url: finalUrl, reason: 'no extractable text' });
+        return undefined;
+      }
+      const digest = createHash('sha1').update(page.markdown).digest('hex');
+      const same = contents.get(digest);
+      if (same) {
+        skip({ url: finalUrl, reason: `same content as ${same}` });
+        return undefined;
+      }
+      contents.set(digest, finalUrl);
+      indexed.add(key);
+      indexed.add(finalUrl);
+      return {
+        source: finalUrl,
+        content: page.markdown,
+        title: page.title || new URL(finalUrl).pathname,
+        link: canonical ?? finalUrl,
+      };
+    };
+
+    // A small pool: up to `concurrency` pages in flight, finished documents handed out in
+    // completion order, and no new fetches while the consumer is behind.
+    const ready: LoadedDocument[] = [];
+    let active = 0;
+    let closed = false;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const notify = (): void => {
+      const w = wake;
+      wake = undefined;
+      w?.();
+    };
+    const onAbort = (): void => notify();
+    signal.addEventListener('abort', onAbort);
+
+    const pump = (): void => {
+      while (active < this.concurrency && head < queue.length && ready.length < this.concurrency * 2) {
+        const target = queue[head++]!;
+        scheduled += 1;
+        active += 1;
+        crawl(target)
+          .then((doc) => {
+            if (doc) ready.push(doc);
+          })
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => {
+            active -= 1;
+            done += 1;
+            // A consumer that stopped early hears nothing from pages still in flight.
+            if (!closed)
+              context.progress({
+                step: 'SCRAPING',
+                current: done,
+                total: Math.max(done, Math.min(this.maxPages, scheduled + queue.length - head)),
+                message: target.url,
+              });
+            notify();
+          });
+      }
+    };
+
+    try {
+      while (true) {
+        if (signal.aborted) throw abortedError();
+        if (failure) throw KbqaError.from(failure);
+        pump();
+        const doc = ready.shift();
+        if (doc) {
+          yielded += 1;
+          yield doc;
+          continue;
+        }
+        if (active === 0 && head >= queue.length) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      closed = true;
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (yielded === 0) {
+      if (startError) throw startError;
+      throw new KbqaError('NO_CONTENT', `no page with extractable text found from ${start}`);
+    }
+  }
+}
+
+/**
+ * The normalized canonical URL of a page, unless it names the site root for a page that is not
+ * (a common misconfiguration that would make every page a duplicate of the home page).
+ */
+function usableCanonical(canonicalUrl: string | undefined, pageUrl: string): string | undefined {
+  const canonical = normalizeUrl(canonicalUrl ?? '');
+  if (!canonical) return undefined;
+  const target = new URL(canonical);
+  if (target.pathname === '/' && !target.search && new URL(pageUrl).pathname !== '/') return undefined;
+  return canonical;
+}
+
+function positiveInt(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 1)
+    throw new KbqaError('BAD_REQUEST', `expected a positive number, got ${value}`);
+  return Math.floor(value);
+}
+
+function abortedError(): KbqaError {
+  return new KbqaError('ABORTED', 'the crawl was cancelled');
+}
+
+/** Why a response is not a page to extract, or undefined when it is one. */
+function pageFailure(res: FetchResponse): string | undefined {
+  if (res.status < 200 || res.status >= 300) return `HTTP ${res.status}`;
+  if (HTML_TYPES.has(res.contentType)) return undefined;
+  if (res.contentType === '') {
+    const head = res.body.subarray(0, 512).toString('latin1').trimStart().toLowerCase();
+    if (head.startsWith('<!doctype html') || head.startsWith('<html')) return undefined;
+  }
+  return `not an HTML page (${res.contentType || 'no content type'})`;
+}
+
+/** Decodes an HTML body with the charset of its Content-Type or `<meta>`, UTF-8 otherwise. */
+function decodeHtml(res: FetchResponse): string {
+  const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(res.headers['content-type'] ?? '')?.[1];
+  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(
+    res.body.subarray(0, 2048).toString('latin1'),
+  )?.[1];
+  for (const label of [fromHeader, fromMeta, 'utf-8']) {
+    if (!label) continue;
+    try {
+      return new TextDecoder(label).decode(res.body);
+    } catch {
+      // Unknown label: try the next source of truth.
+    }
+  }
+  return res.body.toString('utf8');
+}

@@ -1,0 +1,4 @@
+export { YoutubeLoader, type YoutubeLoaderOptions } from './youtube.loader';
+export { redirectingFetch } from './redirecting-fetch';
+export { parseVideoId, watchUrl } from './video-url';
+export { groupPassages, cleanCaption, type CaptionLine } from './passages';

@@ -1,0 +1,190 @@
+import { KbqaError, type AnswerRequest, type AnswerSource } from '@kbqa/core';
+import { readDoc, section } from '../test/corpus';
+import { ExtractiveAnswerGenerator, NOT_COVERED_ANSWER, cite } from './extractive-answer.generator';
+
+function source(n: number, title: string, content: string, score = 0.8): AnswerSource {
+  return { n, title, content, score, link: `https://fastify.dev/docs/${n}` };
+}
+
+function request(
+  question: string,
+  sources: AnswerSource[],
+  signal = new AbortController().signal,
+): AnswerRequest {
+  return { question, sources, history: [], signal };
+}
+
+async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
+  const pieces: string[] = [];
+  for await (const piece of iterable) pieces.push(piece);
+  return pieces;
+}
+
+async function answer(question: string, sources: AnswerSource[]): Promise<string> {
+  return (await collect(new ExtractiveAnswerGenerator().generate(request(question, sources)))).join('');
+}
+
+const plugins = (): string => section('Reference/Plugins.md', 'Plugin Options');
+const scope = (): string => readDoc('Reference/Plugins.md').split('### Plugin Options')[0] ?? '';
+const reply = (): string => section('Reference/Reply.md', 'Introduction');
+const alternatives = (): string => section('Reference/Middleware.md', 'Fastify Alternatives');
+const firstServer = (): string => section('Guides/Getting-Started.md', 'Your first server');
+
+/** Every citation marker in a text. */
+function citations(text: string): number[] {
+  return [...text.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+}
+
+describe(ExtractiveAnswerGenerator.name, () => {
+  it('answers with the sentence that answers the question, cited with the source number', async () => {
+    const text = await answer('What does register create by default?', [
+      source(4, 'Reply', reply()),
+      source(7, 'Plugins', scope()),
+      source(9, 'Middleware', alternatives()),
+    ]);
+    expect(text).toContain('By default, `register` creates a *new scope*');
+    expect(text).toMatch(/\*new scope\*[^[]*\[7\]/);
+    expect(new Set(citations(text))).toEqual(new Set([7]));
+  });
+
+  it('prefers the sentence that answers among related ones', async () => {
+    const text = await answer('How do I set the status code of a reply?', [
+      source(1, 'Getting started', firstServer()),
+      source(2, 'Reply', reply()),
+    ]);
+    const firstSentence = text.split('\n')[0] ?? '';
+    expect(firstSentence.startsWith('`.code(statusCode)` - Sets the status code [2].')).toBe(true);
+  });
+
+  it('cites each sentence with the number of the source it comes from', async () => {
+    const sources = [source(2, 'Middleware', alternatives()), source(5, 'Reply', reply())];
+    const cors = await answer('Which plugin replaces the cors middleware?', sources);
+    expect(cors).toContain('`@fastify/cors` for `cors`');
+    expect(new Set(citations(cors))).toEqual(new Set([2]));
+    const status = await answer('How do I set the status code of a reply?', sources);
+    expect(status).toContain('`.code(statusCode)` - Sets the status code [5].');
+    expect(new Set(citations(status))).toEqual(new Set([5]));
+  });
+
+  it('keeps code identifiers and fenced code blocks intact', async () => {
+    const content = plugins();
+    const text = await answer('How do I register a plugin with options using fastify.register?', [
+      source(1, 'Plugins', content),
+    ]);
+    expect(text).toContain('`fastify.register`');
+    const blocks = text.match(/```[\s\S]*?```/g) ?? [];
+    expect(blocks).toHaveLength(1);
+    for (const block of blocks) expect(content).toContain(block);
+    expect(text).not.toMatch(/fastify\. register|reply\. send/);
+  });
+
+  it('quotes no code block when the question does not ask how', async () => {
+    const text = await answer('What options does fastify.register support?', [
+      source(1, 'Plugins', plugins()),
+    ]);
+    expect(text).not.toContain('```');
+    expect(citations(text).length).toBeGreaterThan(0);
+  });
+
+  it('says the documentation does not cover the question when there are no sources', async () => {
+    expect(await answer('How do I register a plugin?', [])).toBe(NOT_COVERED_ANSWER);
+  });
+
+  it('says the documentation does not cover an unrelated question instead of quoting unrelated text', async () => {
+    const sources = [
+      source(1, 'Plugins', plugins()),
+      source(2, 'Reply', reply()),
+      source(3, 'Getting started', firstServer()),
+    ];
+    expect(await answer('What is a good pizza dough recipe?', sources)).toBe(NOT_COVERED_ANSWER);
+    expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
+  });
+
+  it('streams the answer in several pieces', async () => {
+    const generator = new ExtractiveAnswerGenerator();
+    const pieces = await collect(
+      generator.generate(request('What does the reply object expose?', [source(1, 'Reply', reply())])),
+    );
+    expect(pieces.length).toBeGreaterThan(1);
+  });
+
+  it('stops with an ABORTED error when the signal aborts between pieces', async () => {
+    const controller = new AbortController();
+    const generator = new ExtractiveAnswerGenerator();
+    const iterator = generator
+      .generate(
+        request('What does the reply object expose?', [source(1, 'Reply', reply())], controller.signal),
+      )
+      [Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.done).toBe(false);
+    controller.abort();
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('refuses to start when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const generator = new ExtractiveAnswerGenerator();
+    await expect(
+      collect(generator.generate(request('What is Fastify?', [], controller.signal))),
+    ).rejects.toBeInstanceOf(KbqaError);
+  });
+
+  describe('summarize', () => {
+    it('stays within maxChars and keeps sentences in document order', async () => {
+      const text = readDoc('Guides/Getting-Started.md');
+      const summary = await new ExtractiveAnswerGenerator().summarize(
+        text,
+        400,
+        new AbortController().signal,
+      );
+      expect(summary.length).toBeGreaterThan(50);
+      expect(summary.length).toBeLessThanOrEqual(400);
+      expect(summary).not.toContain('```');
+    });
+
+    it('cuts the best sentence when no sentence fits', async () => {
+      const summary = await new ExtractiveAnswerGenerator().summarize(
+        'Fastify is a web framework highly focused on providing the best developer experience.',
+        30,
+        new AbortController().signal,
+      );
+      expect(summary.length).toBeLessThanOrEqual(30);
+      expect(summary.endsWith('…')).toBe(true);
+    });
+  });
+
+  describe('condenseQuestion', () => {
+    const signal = new AbortController().signal;
+    const history = [{ prompt: 'How do I use fastify.register with plugins?', response: 'Call it [1].' }];
+
+    it('prepends key terms of the last prompt to a short follow-up', async () => {
+      const condensed = await new ExtractiveAnswerGenerator().condenseQuestion(
+        'what about its options?',
+        history,
+        signal,
+      );
+      expect(condensed).toBe('fastify.register plugins: what about its options?');
+    });
+
+    it('keeps a standalone question and any question without history as they are', async () => {
+      const generator = new ExtractiveAnswerGenerator();
+      const standalone = 'How do I add a hook that runs before every request handler?';
+      expect(await generator.condenseQuestion(standalone, history, signal)).toBe(standalone);
+      expect(await generator.condenseQuestion('and in v5?', [], signal)).toBe('and in v5?');
+      expect(await generator.condenseQuestion('and in v5?', history, signal)).toBe(
+        'fastify.register plugins: and in v5?',
+      );
+    });
+  });
+});
+
+describe(cite.name, () => {
+  it('puts the marker before the final punctuation, ends a bare sentence and turns a dangling colon into a full stop', () => {
+    expect(cite('Sets the status code.', 1)).toBe('Sets the status code [1].');
+    expect(cite('Call `reply.send()`', 2)).toBe('Call `reply.send()` [2].');
+    expect(cite('Like so:', 3)).toBe('Like so [3].');
+    expect(cite('Like so:', 3, true)).toBe('Like so [3]:');
+  });
+});

@@ -1,0 +1,64 @@
+import { cleanInline, splitMarkdownUnits, splitSentences } from './markdown-units.util';
+
+describe(splitSentences.name, () => {
+  it('splits prose at sentence ends', () => {
+    expect(splitSentences('Fastify is fast. It has plugins! Does it? Yes.')).toEqual([
+      'Fastify is fast.',
+      'It has plugins!',
+      'Does it?',
+      'Yes.',
+    ]);
+  });
+
+  it('never splits inside inline code or dotted identifiers', () => {
+    const text =
+      'Call `reply.send()` to answer. Use fastify.register to add `@fastify/cors`. Then enableCors stays one word, e.g. here.';
+    expect(splitSentences(text)).toEqual([
+      'Call `reply.send()` to answer.',
+      'Use fastify.register to add `@fastify/cors`.',
+      'Then enableCors stays one word, e.g. here.',
+    ]);
+  });
+
+  it('keeps a sentence whole when inline code holds a full stop and a capital', () => {
+    expect(splitSentences('Run `a. B` now. Next.')).toEqual(['Run `a. B` now.', 'Next.']);
+  });
+});
+
+describe(cleanInline.name, () => {
+  it('keeps link text and drops link targets, images and html, but not inside code', () => {
+    expect(
+      cleanInline('See [the guide](./Guide.md#x) ![logo](a.png) <a id="x"></a>and `[a](b) <b>` too'),
+    ).toBe('See the guide and `[a](b) <b>` too');
+  });
+});
+
+describe(splitMarkdownUnits.name, () => {
+  it('keeps fenced code blocks whole with their fences and records headings', () => {
+    const md = [
+      '## Plugins',
+      'Use the `register` API. It adds plugins.',
+      '```js',
+      "fastify.register(require('x'), {",
+      '',
+      '  prefix: "/foo". Next',
+      '})',
+      '```',
+      '- A list item',
+      '  that wraps. Second sentence.',
+    ].join('\n');
+    const units = splitMarkdownUnits(md);
+    expect(units.map((u) => [u.kind, u.text, u.heading])).toEqual([
+      ['sentence', 'Use the `register` API.', 'Plugins'],
+      ['sentence', 'It adds plugins.', 'Plugins'],
+      ['code', '```js\nfastify.register(require(\'x\'), {\n\n  prefix: "/foo". Next\n})\n```', 'Plugins'],
+      ['sentence', 'A list item that wraps.', 'Plugins'],
+      ['sentence', 'Second sentence.', 'Plugins'],
+    ]);
+  });
+
+  it('closes a code block that a chunk boundary cut off', () => {
+    const units = splitMarkdownUnits('Text.\n```js\nconst a = 1\n');
+    expect(units[1]?.text).toBe('```js\nconst a = 1\n```');
+  });
+});

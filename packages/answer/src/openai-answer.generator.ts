@@ -1,0 +1,451 @@
+import { KbqaError, type AnswerGenerator, type AnswerRequest, type HistoryTurn } from '@kbqa/core';
+import { abortedError, throwIfAborted } from './abort.util';
+import { filterCitations } from './citation-filter.transform';
+import {
+  buildAnswerMessages,
+  buildCondenseMessages,
+  buildSummarizeMessages,
+  parseCondensed,
+  type ChatMessage,
+} from './openai.prompts';
+import { SseParser } from './sse.parser';
+
+export interface OpenAiAnswerGeneratorOptions {
+  /** Base URL of the OpenAI-compatible API, up to the version: `https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`. */
+  baseUrl: string;
+  model: string;
+  /** Sent as `Authorization: Bearer …`; never appears in an error message. */
+  apiKey?: string;
+  /** Limit for a whole request, streaming included (default 120 s). */
+  timeoutMs?: number;
+  /**
+   * Longest wait for the next stream event, the first one included (default 30 s). Keep-alive
+   * comments do not count: a server that only sends those is stalled.
+   */
+  idleTimeoutMs?: number;
+  /** `max_tokens` of answers; the server's default when absent. */
+  maxTokens?: number;
+  /** Earlier turns sent with a question (default 10). */
+  maxHistoryTurns?: number;
+  /** Longest text sent to the model for a summary (default 24 000 characters); the rest is left out. */
+  maxSummarizeInputChars?: number;
+  /** Injectable for tests; Node's global fetch otherwise. */
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+interface CompletionOptions {
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/**
+ * Answers through any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM,
+ * llama.cpp server), streaming. The answer may cite only the sources it was given: other
+ * markers are removed on the fly ({@link filterCitations}).
+ *
+ * Failures are thrown from the iterator as KbqaError: `LLM_ERROR` for HTTP errors, refused or
+ * broken connections and malformed streams; `TIMEOUT` when `timeoutMs` or `idleTimeoutMs`
+ * passes. When `signal` aborts, the HTTP request is aborted and the iterator throws
+ * KbqaError('ABORTED') right away; the pieces already yielded are the partial answer.
+ */
+export class OpenAiAnswerGenerator implements AnswerGenerator {
+  readonly id: string;
+  private readonly url: string;
+  /** The URL as shown in messages: without credentials, query or fragment. */
+  private readonly endpoint: string;
+  private readonly timeoutMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: OpenAiAnswerGeneratorOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(`${options.baseUrl.replace(/\/+$/, '')}/chat/completions`);
+    } catch {
+      throw new KbqaError('BAD_REQUEST', 'The LLM base URL is not a valid URL');
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new KbqaError('BAD_REQUEST', 'The LLM base URL must be http or https');
+    }
+    if (!options.model.trim()) throw new KbqaError('BAD_REQUEST', 'The LLM model name is empty');
+    this.url = parsed.href;
+    this.endpoint = `${parsed.origin}${parsed.pathname}`;
+    this.id = `openai:${options.model}`;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+  }
+
+  generate(request: AnswerRequest): AsyncIterable<string> {
+    const messages = buildAnswerMessages(request, this.options.maxHistoryTurns);
+    const raw = this.stream(
+      messages,
+      { temperature: request.temperature, maxTokens: this.options.maxTokens },
+      request.signal,
+    );
+    return filterCitations(
+      raw,
+      request.sources.map((s) => s.n),
+    );
+  }
+
+  /**
+   * One non-streamed call rewriting a follow-up into a standalone question. Never throws: with
+   * no history, or when the call fails or is aborted, the question comes back unchanged.
+   */
+  async condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string> {
+    if (history.length === 0 || signal.aborted) return question;
+    try {
+      const reply = await this.complete(
+        buildCondenseMessages(question, history),
+        { temperature: 0, maxTokens: 200 },
+        signal,
+      );
+      return parseCondensed(reply, question);
+    } catch {
+      return question;
+    }
+  }
+
+  /** One non-streamed call; throws KbqaError like {@link generate}. The model may exceed `maxChars` a little. */
+  async summarize(text: string, maxChars: number, signal: AbortSignal): Promise<string> {
+    throwIfAborted(signal);
+    const input = text.slice(0, this.options.maxSummarizeInputChars ?? 24_000);
+    const reply = await this.complete(
+      buildSummarizeMessages(input, maxChars),
+      { temperature: 0.2, maxTokens: Math.max(64, Math.ceil(maxChars / 2)) },
+      signal,
+    );
+    return reply.trim();
+  }
+
+  private async *stream(
+    messages: ChatMessage[],
+    options: CompletionOptions,
+    signal: AbortSignal,
+  ): AsyncGenerator<string, void, undefined> {
+    throwIfAborted(signal);
+    const call = new Call(this.endpoint, signal, this.timeoutMs, this.idleTimeoutMs);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let completed = false;
+    try {
+      const response = await call.run(() => this.post(messages, options, true, call.signal));
+      if (!response.ok) throw await this.httpError(response, call);
+      const contentType = response.headers.get('content-type') ?? '';
+      if (contentType.includes('application/json')) {
+        // The server ignored `stream: true`: take the whole answer at once.
+        const content = messageContent(
+          await call.run((): Promise<unknown> => response.json()),
+          this.endpoint,
+        );
+        completed = true;
+        if (content) yield content;
+        return;
+      }
+      if (!response.body)
+        throw new KbqaError('LLM_ERROR', `LLM endpoint ${this.endpoint} sent an empty response`);
+      const streamReader = (response.body as ReadableStream<Uint8Array>).getReader();
+      reader = streamReader;
+      call.phase = 'stream';
+      call.onAbort(() => void streamReader.cancel().catch(() => undefined));
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      let finished = false;
+      for (;;) {
+        const { value, done } = await call.run(() => streamReader.read());
+        const events = done
+          ? [...parser.push(decoder.decode()), ...parser.end()]
+          : parser.push(decoder.decode(value, { stream: true }));
+        for (const data of events) {
+          call.touch();
+          if (data.trim() === '[DONE]') {
+            completed = true;
+            return;
+          }
+          const chunk = parseStreamEvent(data, this.endpoint);
+          if (chunk.finished) finished = true;
+          if (chunk.content) {
+            // A slow consumer is not a stalled server: no idle limit while the piece is out.
+            call.pauseIdle();
+            yield chunk.content;
+            call.touch();
+          }
+        }
+        if (done) break;
+      }
+      // Some servers end without [DONE]; a finish_reason still marks a complete answer.
+      if (!finished) {
+        throw new KbqaError(
+          'LLM_ERROR',
+          `LLM endpoint ${this.endpoint} ended the stream before the answer was complete`,
+        );
+      }
+      completed = true;
+    } catch (error) {
+      throw call.translate(error);
+    } finally {
+      call.dispose();
+      // Stopped early (error, abort or a consumer that stopped reading): free the connection.
+      if (!completed) {
+        call.abort('done');
+        if (reader) await reader.cancel().catch(() => undefined);
+      }
+    }
+  }
+
+  private async complete(
+    messages: ChatMessage[],
+    options: CompletionOptions,
+    signal: AbortSignal,
+  ): Promise<string> {
+    const call = new Call(this.endpoint, signal, this.timeoutMs, this.timeoutMs);
+    try {
+      const response = await call.run(() => this.post(messages, options, false, call.signal));
+      if (!response.ok) throw await this.httpError(response, call);
+      call.phase = 'stream';
+      const body = await call.run((): Promise<unknown> => response.json());
+      return messageContent(body, this.endpoint);
+    } catch (error) {
+      throw call.translate(error);
+    } finally {
+      call.dispose();
+      call.abort('done');
+    }
+  }
+
+  private post(
+    messages: ChatMessage[],
+    options: CompletionOptions,
+    stream: boolean,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+    };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    const body: Record<string, unknown> = { model: this.options.model, messages, stream };
+    if (options.temperature !== undefined) body.temperature = options.temperature;
+    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
+    return this.fetchImpl(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+  }
+
+  private async httpError(response: Response, call: Call): Promise<KbqaError> {
+    let detail = '';
+    try {
+      detail = errorDetail(await call.run(() => response.text()));
+    } catch (error) {
+      if (call.signal.aborted) return call.translate(error);
+    }
+    const hint =
+      response.status === 401 || response.status === 403
+        ? ' (check the API key)'
+        : response.status === 404
+          ? ' (check the base URL and the model name)'
+          : '';
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    const message = `LLM endpoint ${this.endpoint} answered ${status}${hint}${detail ? `: ${detail}` : ''}`;
+    return new KbqaError('LLM_ERROR', this.redact(message));
+  }
+
+  /** Keeps the API key (or any key-looking token a server echoes back) out of messages. */
+  private redact(message: string): string {
+    let out = message;
+    const key = this.options.apiKey;
+    if (key) out = out.split(key).join('[redacted]');
+    return out.replace(/\bsk-[A-Za-z0-9*_.-]{6,}/g, '[redacted]');
+  }
+}
+
+type AbortReason = 'caller' | 'timeout' | 'idle' | 'done';
+
+/**
+ * One HTTP exchange with its limits: an AbortController fed by the caller's signal, the
+ * whole-request timer and the idle timer, and the translation of what went wrong into KbqaError.
+ */
+class Call {
+  readonly signal: AbortSignal;
+  phase: 'connect' | 'stream' = 'connect';
+  private readonly controller = new AbortController();
+  private reason: AbortReason | undefined;
+  private readonly totalTimer: NodeJS.Timeout;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly aborted: Promise<never>;
+  private readonly onCallerAbort = (): void => this.abort('caller');
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly callerSignal: AbortSignal,
+    private readonly timeoutMs: number,
+    private readonly idleTimeoutMs: number,
+  ) {
+    this.signal = this.controller.signal;
+    this.aborted = new Promise<never>((_resolve, reject) => {
+      this.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+    // Nobody may be awaiting `aborted` when it rejects.
+    this.aborted.catch(() => undefined);
+    callerSignal.addEventListener('abort', this.onCallerAbort, { once: true });
+    this.totalTimer = setTimeout(() => this.abort('timeout'), timeoutMs);
+    this.touch();
+    if (callerSignal.aborted) this.abort('caller');
+  }
+
+  /** Runs a step of the exchange; it loses the race against an abort even if it ignores the signal. */
+  run<T>(step: () => Promise<T>): Promise<T> {
+    if (this.signal.aborted) return this.aborted;
+    const promise = step();
+    promise.catch(() => undefined);
+    return Promise.race([promise, this.aborted]);
+  }
+
+  onAbort(listener: () => void): void {
+    if (this.signal.aborted) listener();
+    else this.signal.addEventListener('abort', listener, { once: true });
+  }
+
+  /** Progress: the idle limit starts again. */
+  touch(): void {
+    this.pauseIdle();
+    this.idleTimer = setTimeout(() => this.abort('idle'), this.idleTimeoutMs);
+  }
+
+  pauseIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  abort(reason: AbortReason): void {
+    if (this.signal.aborted) return;
+    this.reason = reason;
+    this.controller.abort();
+  }
+
+  dispose(): void {
+    clearTimeout(this.totalTimer);
+    this.pauseIdle();
+    this.callerSignal.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  translate(error: unknown): KbqaError {
+    switch (this.reason) {
+      case 'caller':
+        return abortedError();
+      case 'timeout':
+        return new KbqaError(
+          'TIMEOUT',
+          `LLM endpoint ${this.endpoint} did not finish within ${this.timeoutMs} ms`,
+          {
+            cause: error,
+          },
+        );
+      case 'idle':
+        return new KbqaError(
+          'TIMEOUT',
+          `LLM endpoint ${this.endpoint} sent nothing for ${this.idleTimeoutMs} ms${this.phase === 'stream' ? ' in the middle of the answer' : ''}`,
+          { cause: error },
+        );
+      case 'done':
+      case undefined:
+        break;
+    }
+    if (error instanceof KbqaError) return error;
+    const cause = networkCause(error);
+    const message =
+      this.phase === 'connect'
+        ? `LLM endpoint ${this.endpoint} is unreachable${cause ? `: ${cause}` : ''}`
+        : `The connection to LLM endpoint ${this.endpoint} broke during the answer${cause ? `: ${cause}` : ''}`;
+    return new KbqaError('LLM_ERROR', message, { cause: error });
+  }
+}
+
+/** "ECONNREFUSED", "terminated", "other side closed": the useful part of undici's errors. */
+function networkCause(error: unknown): string {
+  // Duck-typed: errors from Node's own fetch need not be instances of this realm's Error.
+  if (!isErrorLike(error)) return '';
+  const cause = error.cause;
+  if (isErrorLike(cause)) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code} (${cause.message})` : cause.message;
+  }
+  return error.message;
+}
+
+function isErrorLike(value: unknown): value is { message: string; cause?: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { message?: unknown }).message === 'string'
+  );
+}
+
+interface StreamChunk {
+  content: string;
+  finished: boolean;
+}
+
+function parseStreamEvent(data: string, endpoint: string): StreamChunk {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    throw new KbqaError(
+      'LLM_ERROR',
+      `LLM endpoint ${endpoint} sent a malformed stream event: ${clip(data, 120)}`,
+    );
+  }
+  if (!isRecord(value))
+    throw new KbqaError('LLM_ERROR', `LLM endpoint ${endpoint} sent a malformed stream event`);
+  if (value.error !== undefined) {
+    throw new KbqaError(
+      'LLM_ERROR',
+      `LLM endpoint ${endpoint} failed during the answer: ${errorDetail(value)}`,
+    );
+  }
+  const choice = Array.isArray(value.choices) ? (value.choices[0] as unknown) : undefined;
+  if (!isRecord(choice)) return { content: '', finished: false };
+  const delta = isRecord(choice.delta) ? choice.delta : isRecord(choice.message) ? choice.message : {};
+  const content =
+    typeof delta.content === 'string' ? delta.content : typeof choice.text === 'string' ? choice.text : '';
+  const finished = typeof choice.finish_reason === 'string' && choice.finish_reason !== '';
+  return { content, finished };
+}
+
+function messageContent(body: unknown, endpoint: string): string {
+  const choice = isRecord(body) && Array.isArray(body.choices) ? (body.choices[0] as unknown) : undefined;
+  const message = isRecord(choice) ? choice.message : undefined;
+  if (isRecord(message) && typeof message.content === 'string') return message.content;
+  if (isRecord(message) && message.content === null) return '';
+  throw new KbqaError('LLM_ERROR', `LLM endpoint ${endpoint} sent a response without a message`);
+}
+
+/** The message of an OpenAI-style error body (`{"error":{"message":…}}`), else the text itself. */
+function errorDetail(body: unknown): string {
+  let value = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return clip(body.replace(/\s+/g, ' ').trim(), 300);
+    }
+  }
+  if (isRecord(value)) {
+    const error = value.error;
+    if (isRecord(error) && typeof error.message === 'string') return clip(error.message, 300);
+    if (typeof error === 'string') return clip(error, 300);
+    if (typeof value.message === 'string') return clip(value.message, 300);
+    if (typeof value.detail === 'string') return clip(value.detail, 300);
+  }
+  return clip(typeof body === 'string' ? body : JSON.stringify(body), 300);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

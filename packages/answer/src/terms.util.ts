@@ -1,0 +1,106 @@
+/** Tokenizing, light stemming and identifier spotting shared by the extractive parts. */
+
+// Function words plus the wording of questions ("how do I use…"), which says nothing about the topic.
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been being but by can could did do does doing done for from had has have having he her ' +
+    'here hers him his how i if in into is it its itself just me more most my no nor not of off on once only or ' +
+    'other our ours out over own same she should so some such than that the their theirs them then there these ' +
+    'they this those through to too under until up very was we were what when where which while who whom why ' +
+    'will with would you your yours also about any each few both all let lets via like e g ie eg etc may might must ' +
+    'shall use used using make way possible please explain tell need want get know show thing things something ' +
+    'anything work works one ones s t re ll ve d m'
+  ).split(' '),
+);
+
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word.toLowerCase());
+}
+
+/** A deliberately small suffix stripper: enough to match "plugins"/"plugin", "registering"/"register". */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length <= 3 || /\d/.test(w)) return w;
+  if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
+  if (w.endsWith('sses')) return w.slice(0, -2);
+  if (/(?:ches|shes|xes|zes)$/.test(w)) return w.slice(0, -2);
+  if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
+  else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
+  else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return w;
+}
+
+function undouble(w: string): string {
+  return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(?:ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+
+const WORD = /[\p{L}\p{N}_$]+/gu;
+
+/**
+ * Content terms of a text, stemmed, in order, duplicates kept. camelCase and snake_case words
+ * also contribute their parts, so `enableCors` matches "cors".
+ */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const raw = match[0];
+    const lower = raw.toLowerCase();
+    if (!isStopword(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(stem(lower));
+    const parts = raw.split(/_|(?<=[a-z0-9])(?=[A-Z])/).filter((p) => p !== '');
+    if (parts.length > 1) {
+      for (const part of parts) {
+        const p = part.toLowerCase();
+        if (p.length > 1 && !isStopword(p)) out.push(stem(p));
+      }
+    }
+  }
+  return out;
+}
+
+const IDENTIFIER_PATTERNS = [
+  /@[\w$.-]+\/[\w$.-]+/g,
+  /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?/g,
+  /[A-Za-z_$][\w$]*\(\)/g,
+  /\b[a-z]+[A-Z][\w$]*/g,
+];
+
+/**
+ * Code-like names in a text, lowercased without a trailing `()`: inline code spans, scoped
+ * packages (`@fastify/cors`), dotted names (`reply.send()`), calls and camelCase words.
+ */
+export function identifiers(text: string): string[] {
+  const found = new Set<string>();
+  const add = (value: string): void => {
+    const id = value
+      .trim()
+      .toLowerCase()
+      .replace(/\(\)$/, '')
+      .replace(/^\.+|\.+$/g, '');
+    // "e.g" and "i.e" are prose, not names.
+    if (id.length < 3 || id.split('.').every((part) => part.length <= 1)) return;
+    found.add(id);
+  };
+  for (const match of text.matchAll(/`([^`\n]+)`/g)) {
+    const span = match[1] ?? '';
+    if (span.length <= 60 && !/\s/.test(span.trim())) add(span);
+  }
+  for (const pattern of IDENTIFIER_PATTERNS) {
+    for (const match of text.matchAll(pattern)) add(match[0]);
+  }
+  return [...found];
+}
+
+/** Whether `id` (from {@link identifiers}) occurs in `lowerText` as a whole name. */
+export function containsIdentifier(lowerText: string, id: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = lowerText.indexOf(id, from);
+    if (at < 0) return false;
+    const before = lowerText[at - 1] ?? ' ';
+    const after = lowerText[at + id.length] ?? ' ';
+    if (!/[\w$@]/.test(before) && !/[\w$]/.test(after)) return true;
+    from = at + 1;
+  }
+}

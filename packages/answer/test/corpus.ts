@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The fastify documentation corpus shared by the project's tests (read from disk, offline). */
+export const CORPUS_DIR = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
+
+export function readDoc(file: string): string {
+  return readFileSync(join(CORPUS_DIR, file), 'utf8');
+}
+
+/** The section of a corpus file from the heading with `title` up to the next heading of the same or a higher level. */
+export function section(file: string, title: string): string {
+  const lines = readDoc(file).split('\n');
+  const start = lines.findIndex((l) => /^#{1,6}\s/.test(l) && l.replace(/^#+\s*/, '').trim() === title);
+  if (start < 0) throw new Error(`no heading "${title}" in ${file}`);
+  const level = /^#+/.exec(lines[start] ?? '')?.[0].length ?? 1;
+  let end = start + 1;
+  let inFence = false;
+  for (; end < lines.length; end++) {
+    const line = lines[end] ?? '';
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    const m = /^(#+)\s/.exec(line);
+    if (!inFence && m && (m[1]?.length ?? 0) <= level) break;
+  }
+  return lines.slice(start, end).join('\n');
+}

@@ -1,0 +1,40 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ApiKeyGuard } from './common/auth';
+import { HttpErrorFilter } from './common/http-error.filter';
+import { createValidationPipe } from './common/validation';
+import type { AppConfig } from './config/config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { AnswerModule } from './answer/answer.module';
+import { ChatModule } from './chat/chat.module';
+import { HealthController } from './health/health.controller';
+import { IngestionModule } from './ingestion/ingestion.module';
+import { ProjectsModule } from './projects/projects.module';
+import { RetrievalModule } from './retrieval/retrieval.module';
+import { SourcesController } from './sources/sources.controller';
+
+@Module({})
+export class AppModule {
+  /** The HTTP application: every controller, with the app-wide guard, pipe and error filter. */
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        AnswerModule,
+        ProjectsModule,
+        RetrievalModule,
+        IngestionModule,
+        ChatModule,
+      ],
+      controllers: [HealthController, SourcesController],
+      providers: [
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+      ],
+    };
+  }
+}

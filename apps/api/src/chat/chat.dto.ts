@@ -1,0 +1,141 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+import type { SearchHit } from '@kbqa/core';
+import { KeyDto } from '../common/key.dto';
+import { IsLooseId } from '../common/validators';
+
+/** Default and bounds of retriever_options.num_chunks (SPEC.md leaves them open). */
+export const NUM_CHUNKS = { default: 5, min: 1, max: 50 } as const;
+
+export class HistoryEntryDto {
+  @IsString()
+  @MaxLength(20_000)
+  prompt!: string;
+
+  @IsString()
+  @MaxLength(50_000)
+  response!: string;
+
+  /** Kept for compatibility; never trusted as a source. */
+  @IsOptional()
+  @IsArray()
+  sources?: unknown[];
+}
+
+export class RetrieverOptionsDto {
+  @IsOptional()
+  @IsInt()
+  @Min(NUM_CHUNKS.min)
+  @Max(NUM_CHUNKS.max)
+  num_chunks?: number;
+}
+
+export class TrackingDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  roleInfo?: string;
+}
+
+export class ChatDto extends KeyDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(10_000)
+  question!: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ValidateNested({ each: true })
+  @Type(() => HistoryEntryDto)
+  history?: HistoryEntryDto[];
+
+  @IsOptional()
+  @IsLooseId()
+  conversation_id?: number | string;
+
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
+  temperature?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(20_000)
+  additional_context?: string;
+
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(1)
+  relevance_threshold?: number;
+
+  /** Parsed by parseWhere (operators and value types) in the service. */
+  @IsOptional()
+  @IsObject()
+  where?: Record<string, unknown>;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => RetrieverOptionsDto)
+  retriever_options?: RetrieverOptionsDto;
+
+  @IsOptional()
+  @IsBoolean()
+  shouldStream?: boolean;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TrackingDto)
+  tracking?: TrackingDto;
+}
+
+export interface StreamedSource {
+  id: string;
+  content: string;
+  link: string;
+}
+
+export interface ChatSourceResponse {
+  id: number;
+  content: string;
+  link: string;
+  relevance_score: number;
+}
+
+export interface ChatResponse {
+  answer: { text: string };
+  message_id: number;
+  sources: ChatSourceResponse[];
+  tools_used: [];
+}
+
+export function mapStreamedSource(hit: SearchHit): StreamedSource {
+  return { id: String(hit.chunkId), content: hit.content, link: hit.link };
+}
+
+export function mapChatSource(hit: SearchHit): ChatSourceResponse {
+  return {
+    id: hit.chunkId,
+    content: hit.content,
+    link: hit.link,
+    relevance_score: Math.round(hit.score * 1e4) / 1e4,
+  };
+}

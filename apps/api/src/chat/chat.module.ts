@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ConversationsController } from '../conversations/conversations.controller';
+import { ConversationsService } from '../conversations/conversations.service';
+import { ProjectsModule } from '../projects/projects.module';
+import { RetrievalModule } from '../retrieval/retrieval.module';
+import { ChatController } from './chat.controller';
+import { ChatService } from './chat.service';
+
+@Module({
+  imports: [RetrievalModule, ProjectsModule],
+  controllers: [ChatController, ConversationsController],
+  providers: [ChatService, ConversationsService],
+})
+export class ChatModule {}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type AnswerGenerator, type HistoryTurn, parseWhere, type SearchHit } from '@kbqa/core';
+import { ANSWER_GENERATOR } from '../answer/answer.module';
+import { parseLooseId } from '../common/validators';
+import { ConversationsService } from '../conversations/conversations.service';
+import { ProjectsService } from '../projects/projects.service';
+import { RetrievalService } from '../retrieval/retrieval.service';
+import { type ChatDto, NUM_CHUNKS } from './chat.dto';
+
+/** A chat between retrieval and the stored AI message. */
+export interface ChatTurn {
+  projectId: number;
+  conversationId: number;
+  humanMessageId: number;
+  sources: SearchHit[];
+  /** Answer pieces, in order; stops when the signal given to start() aborts. */
+  pieces: AsyncIterable<string>;
+}
+
+@Injectable()
+export class ChatService {
+  constructor(
+    private readonly retrieval: RetrievalService,
+    private readonly conversations: ConversationsService,
+    private readonly projects: ProjectsService,
+    @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
+  ) {}
+
+  /**
+   * Validates filters, opens (or creates) the conversation, retrieves sources and stores the
+   * Human message. Everything that can be refused is refused here, before a byte is streamed.
+   */
+  async start(projectId: number, dto: ChatDto, signal: AbortSignal): Promise<ChatTurn> {
+    const filters = parseWhere(dto.where);
+    const roleInfo = dto.tracking?.roleInfo;
+    const conversationId =
+      dto.conversation_id !== undefined
+        ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, roleInfo)
+        : this.conversations.create(projectId, roleInfo);
+    const history: HistoryTurn[] = (dto.history ?? []).map((h) => ({
+      prompt: h.prompt,
+      response: h.response,
+    }));
+    const standalone = history.length
+      ? await this.generator.condenseQuestion(dto.question, history, signal)
+      : dto.question;
+    const sources = await this.retrieval.retrieve({
+      projectId,
+      question: standalone,
+      topK: dto.retriever_options?.num_chunks ?? NUM_CHUNKS.default,
+      filters,
+      threshold: dto.relevance_threshold ?? 0,
+    });
+    const humanMessageId = this.conversations.addHuman(projectId, conversationId, dto.question);
+    const project = await this.projects.getProject(projectId);
+    const pieces = this.generator.generate({
+      question: standalone,
+      sources: sources.map((h, i) => ({
+        n: i + 1,
+        content: h.content,
+        title: h.title,
+        link: h.link,
+        score: h.score,
+      })),
+      history,
+      additionalContext: dto.additional_context,
+      temperature: dto.temperature,
+      systemPrompt: project.systemPrompt ?? undefined,
+      signal,
+    });
+    return { projectId, conversationId, humanMessageId, sources, pieces };
+  }
+
+  /** Stores the AI message (a partial one when the client went away) and returns its id. */
+  finish(turn: ChatTurn, text: string, complete: boolean): number {
+    return this.conversations.addAi(
+      turn.projectId,
+      turn.conversationId,
+      turn.humanMessageId,
+      text,
+      turn.sources.map((s) => ({ chunk_id: s.chunkId, source: s.source, link: s.link, score: s.score })),
+      complete,
+    );
+  }
+}

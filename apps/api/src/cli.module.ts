@@ -1,0 +1,31 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from './config/config';
+import { AnswerModule } from './answer/answer.module';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { IngestionModule } from './ingestion/ingestion.module';
+import { ProjectsModule } from './projects/projects.module';
+
+/** What the command-line tool needs: configuration, the database and projects/keys. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ProjectsModule] };
+  }
+}
+
+/** `kbqa worker`: the ingestion providers without HTTP, sharing the API's modules. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot({ ...config, runWorkers: true }),
+        DatabaseModule,
+        AnswerModule,
+        IngestionModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,164 @@
+import 'reflect-metadata';
+import { type INestApplicationContext, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { type AppConfig, loadConfig } from './config/config';
+import { CliModule, WorkerModule } from './cli.module';
+import { ProjectsService } from './projects/projects.service';
+
+/** What a command prints: a line for people, and the one JSON object of --json. */
+interface Output {
+  text: string;
+  json: unknown;
+}
+
+class UsageError extends Error {}
+
+const USAGE = `Usage: pnpm kbqa <command> [--json]
+
+  projects create <name>                    create a project
+  projects list                             list projects
+  projects set <id> --export on|off         switch message export (getMessagesData)
+  keys create --project <id> --kind server|anon
+                                            create an API key (shown once)
+  keys list --project <id>                  list a project's keys (never the secret)
+  keys revoke <key-id>                      revoke a key
+  worker                                    run ingestion workers only (needs REDIS_URL)
+
+Environment: KBQA_DATA_DIR (default ./data), REDIS_URL, see docs/configuration.md.`;
+
+function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, string | true> } {
+  const positional: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg.startsWith('--')) {
+      const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+      const next = argv[i + 1];
+      if (inline !== undefined) flags.set(name, inline);
+      else if (name !== 'json' && next !== undefined && !next.startsWith('--')) {
+        flags.set(name, next);
+        i++;
+      } else flags.set(name, true);
+    } else positional.push(arg);
+  }
+  return { positional, flags };
+}
+
+function intArg(value: string | true | undefined, what: string): number {
+  const n = typeof value === 'string' ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer`);
+  return n;
+}
+
+async function withContext<T>(
+  config: AppConfig,
+  fn: (ctx: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'] });
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+async function run(argv: string[], config: AppConfig): Promise<Output | undefined> {
+  const { positional, flags } = parseArgs(argv);
+  const [group, action, arg] = positional;
+  if (group === 'help' || flags.has('help') || flags.has('h')) return { text: USAGE, json: { usage: USAGE } };
+  if (group === 'worker') {
+    if (!config.redisUrl)
+      throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)');
+    const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
+    ctx.enableShutdownHooks();
+    new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
+    return undefined;
+  }
+  return withContext(config, async (ctx) => {
+    const projects = ctx.get(ProjectsService);
+    if (group === 'projects' && action === 'create') {
+      if (!arg) throw new UsageError('projects create needs a name');
+      const p = await projects.createProject(positional.slice(2).join(' '));
+      return {
+        text: `created project ${p.id} "${p.name}"`,
+        json: { id: p.id, name: p.name, export_enabled: p.exportEnabled },
+      };
+    }
+    if (group === 'projects' && action === 'list') {
+      const list = await projects.listProjects();
+      return {
+        text:
+          list
+            .map((p) => `${p.id}\t${p.name}\texport ${p.exportEnabled ? 'on' : 'off'}\t${p.createdAt}`)
+            .join('\n') || 'no projects',
+        json: {
+          projects: list.map((p) => ({
+            id: p.id,
+            name: p.name,
+            export_enabled: p.exportEnabled,
+            created_at: p.createdAt,
+          })),
+        },
+      };
+    }
+    if (group === 'projects' && action === 'set') {
+      const id = intArg(arg, 'project id');
+      const exp = flags.get('export');
+      if (exp !== 'on' && exp !== 'off') throw new UsageError('projects set needs --export on|off');
+      const p = await projects.setExport(id, exp === 'on');
+      return {
+        text: `project ${p.id}: export ${exp}`,
+        json: { id: p.id, name: p.name, export_enabled: p.exportEnabled },
+      };
+    }
+    if (group === 'keys' && action === 'create') {
+      const projectId = intArg(flags.get('project'), '--project');
+      const kind = flags.get('kind') ?? 'server';
+      if (kind !== 'server' && kind !== 'anon') throw new UsageError('--kind must be server or anon');
+      const k = await projects.createKey(projectId, kind);
+      return {
+        text: `${k.key}\n(key ${k.id}, ${k.kind}, project ${k.project_id}; shown once, store it now)`,
+        json: k,
+      };
+    }
+    if (group === 'keys' && action === 'list') {
+      const projectId = intArg(flags.get('project'), '--project');
+      const keys = await projects.listKeys(projectId);
+      const rows = keys.map((k) => ({
+        id: k.id,
+        kind: k.kind,
+        prefix: k.prefix,
+        created_at: k.createdAt,
+        revoked: k.revokedAt !== null,
+      }));
+      return {
+        text:
+          rows
+            .map((k) => `${k.id}\t${k.kind}\t${k.prefix}…\t${k.revoked ? 'revoked' : 'active'}`)
+            .join('\n') || 'no keys',
+        json: { keys: rows },
+      };
+    }
+    if (group === 'keys' && action === 'revoke') {
+      const k = await projects.revokeKey(intArg(arg, 'key id'));
+      return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };
+    }
+    throw new UsageError(group ? `unknown command: ${positional.join(' ')}` : 'no command given');
+  });
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const json = argv.includes('--json');
+  try {
+    const out = await run(argv, loadConfig());
+    if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+    else process.stderr.write(`error: ${message}\n${e instanceof UsageError ? `\n${USAGE}\n` : ''}`);
+    process.exitCode = e instanceof UsageError ? 2 : 1;
+  }
+}
+
+void main();

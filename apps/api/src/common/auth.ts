@@ -1,0 +1,78 @@
+import {
+  type CanActivate,
+  createParamDecorator,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { KbqaError } from '@kbqa/core';
+import { type AuthenticatedKey, ProjectsService } from '../projects/projects.service';
+
+/**
+ * Who may call an endpoint: no key, server keys only, server and anon keys, or no key with an
+ * optional one that then scopes the request to its project.
+ */
+export type KeyAccess = 'public' | 'server' | 'any' | 'optional';
+const ACCESS = 'kbqa:key-access';
+
+/** Marks a handler or controller with the keys it accepts (default: server keys only). */
+export const KeyAccess = (access: KeyAccess) => SetMetadata(ACCESS, access);
+
+type AuthedRequest = { body?: unknown; auth?: AuthenticatedKey };
+
+/**
+ * The one guard: reads `api_key` (or `anon_key`) from the JSON body, resolves the project and
+ * attaches it to the request; every service call is then scoped to that project.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const access =
+      this.reflector.getAllAndOverride<KeyAccess | undefined>(ACCESS, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? 'server';
+    if (access === 'public') return true;
+    const req = context.switchToHttp().getRequest<AuthedRequest>();
+    const body: unknown = req.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new KbqaError('BAD_REQUEST', 'the request body must be a JSON object');
+    }
+    const fields = body as Record<string, unknown>;
+    const presented = fields.api_key ?? fields.anon_key;
+    if (presented === undefined || presented === null || presented === '') {
+      if (access === 'optional') return true;
+      throw new KbqaError('INVALID_API_KEY', 'api_key is required');
+    }
+    if (typeof presented !== 'string') throw new KbqaError('INVALID_API_KEY', 'api_key must be a string');
+    const auth = this.projects.authenticate(presented);
+    if (!auth) throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
+    if (auth.kind === 'anon' && access === 'server') {
+      throw new KbqaError(
+        'FORBIDDEN',
+        'this endpoint needs a server-side API key; anon keys are for chat only',
+      );
+    }
+    req.auth = auth;
+    return true;
+  }
+}
+
+/** The authenticated key of the request (set by ApiKeyGuard). */
+export const Auth = createParamDecorator((_data: unknown, context: ExecutionContext): AuthenticatedKey => {
+  const auth = context.switchToHttp().getRequest<AuthedRequest>().auth;
+  if (!auth) throw new KbqaError('INVALID_API_KEY', 'api_key is required');
+  return auth;
+});
+
+/** Like {@link Auth} for endpoints where the key is optional. */
+export const OptionalAuth = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AuthenticatedKey | undefined =>
+    context.switchToHttp().getRequest<AuthedRequest>().auth,
+);

@@ -1,0 +1,128 @@
+import { resolve } from 'node:path';
+import { KbqaError } from '@kbqa/core';
+
+/** Everything the service reads from the environment, validated once at boot. */
+export interface AppConfig {
+  port: number;
+  host: string;
+  version: string;
+  dataDir: string;
+  databaseFile: string;
+  /** Body size limit of every request, in bytes. */
+  bodyLimitBytes: number;
+  redisUrl: string | undefined;
+  /** BullMQ queue name (separate names keep parallel test runs apart). */
+  queueName: string;
+  /** Whether this process runs ingestion workers (API-only processes set KBQA_WORKER=0). */
+  runWorkers: boolean;
+  /** Longest an ingestion task may run before it fails with TIMEOUT. */
+  taskTimeoutMs: number;
+  /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
+  queueConcurrency: number;
+  chunker: { targetSize: number; maxSize: number; overlap: number };
+  embedding: { model: string; modelsDir: string; offline: boolean };
+  llm:
+    | { kind: 'extractive' }
+    | {
+        kind: 'openai';
+        baseUrl: string;
+        model: string;
+        apiKey: string | undefined;
+        timeoutMs: number;
+        idleTimeoutMs: number;
+      };
+  web: {
+    allowPrivateHosts: string[];
+    userAgent: string;
+    gitBaseUrls: string[];
+    youtubeOrigin: string | undefined;
+  };
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new KbqaError('BAD_REQUEST', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new KbqaError('BAD_REQUEST', `${name} must be true or false, got "${env[name]}"`);
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Reads and validates the configuration; throws with a message naming the bad variable. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
+  const dataDir = resolve(cwd, env.KBQA_DATA_DIR || './data');
+  const llmKind = env.KBQA_LLM || 'extractive';
+  let llm: AppConfig['llm'];
+  if (llmKind === 'extractive') {
+    llm = { kind: 'extractive' };
+  } else if (llmKind === 'openai') {
+    const baseUrl = env.KBQA_LLM_BASE_URL;
+    const model = env.KBQA_LLM_MODEL;
+    if (!baseUrl || !model) {
+      throw new KbqaError('BAD_REQUEST', 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL and KBQA_LLM_MODEL');
+    }
+    llm = {
+      kind: 'openai',
+      baseUrl,
+      model,
+      apiKey: env.KBQA_LLM_API_KEY || undefined,
+      timeoutMs: int(env, 'KBQA_LLM_TIMEOUT_MS', 120_000, 100, 600_000),
+      idleTimeoutMs: int(env, 'KBQA_LLM_IDLE_TIMEOUT_MS', 30_000, 50, 600_000),
+    };
+  } else {
+    throw new KbqaError('BAD_REQUEST', `KBQA_LLM must be "extractive" or "openai", got "${llmKind}"`);
+  }
+  const targetSize = int(env, 'KBQA_CHUNK_SIZE', 1000, 200, 8000);
+  return {
+    port: int(env, 'PORT', 3000, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    version: env.KBQA_VERSION_OVERRIDE || '0.1.0',
+    dataDir,
+    databaseFile: resolve(dataDir, 'kbqa.sqlite'),
+    bodyLimitBytes: int(env, 'KBQA_BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    redisUrl: env.REDIS_URL || undefined,
+    queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
+    runWorkers: bool(env, 'KBQA_WORKER', true),
+    queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 1, 1, 16),
+    taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
+    chunker: {
+      targetSize,
+      maxSize: targetSize * 2,
+      overlap: int(env, 'KBQA_CHUNK_OVERLAP', 100, 0, Math.floor(targetSize / 2)),
+    },
+    embedding: {
+      model: env.KBQA_EMBED_MODEL || 'Xenova/all-MiniLM-L6-v2',
+      modelsDir: resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models')),
+      offline: bool(env, 'KBQA_OFFLINE', false),
+    },
+    llm,
+    web: {
+      allowPrivateHosts: list(env, 'KBQA_ALLOW_PRIVATE_HOSTS', []),
+      userAgent: env.KBQA_USER_AGENT || 'kbqa/0.1 (+https://github.com/kbqa/kbqa)',
+      gitBaseUrls: list(env, 'KBQA_GIT_BASE_URLS', ['https://github.com']),
+      youtubeOrigin: env.KBQA_YOUTUBE_ORIGIN || undefined,
+    },
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

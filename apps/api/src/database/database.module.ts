@@ -1,0 +1,34 @@
+import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { openDataSource, rawDatabase, SqliteChunkIndex } from '@kbqa/store-sqlite';
+import type { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+
+export const DATA_SOURCE = Symbol('DATA_SOURCE');
+
+@Injectable()
+class DatabaseCloser implements OnApplicationShutdown {
+  constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: DATA_SOURCE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => openDataSource({ file: config.databaseFile }),
+    },
+    {
+      provide: SqliteChunkIndex,
+      inject: [DATA_SOURCE],
+      useFactory: (dataSource: DataSource) => new SqliteChunkIndex(rawDatabase(dataSource)),
+    },
+    DatabaseCloser,
+  ],
+  exports: [DATA_SOURCE, SqliteChunkIndex],
+})
+export class DatabaseModule {}

@@ -1,0 +1,18 @@
+/**
+ * Where ingestion tasks wait to run. The task row (with its payload) is the truth; a queue
+ * only carries task ids, so any implementation can be rebuilt from the tasks table.
+ */
+export interface IngestionQueue {
+  readonly kind: 'in-process' | 'bullmq';
+  /** Queues a committed task. Queuing a task that is already queued or running is a no-op. */
+  enqueue(taskId: number): Promise<void>;
+  /** Stops taking work, aborts what runs (it is re-queued at the next start) and releases resources. */
+  close(): Promise<void>;
+}
+
+export const INGESTION_QUEUE = Symbol('INGESTION_QUEUE');
+
+/** Runs one task to its end; shared by every queue implementation. */
+export interface TaskRunner {
+  run(taskId: number, signal: AbortSignal): Promise<void>;
+}

@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Auth, KeyAccess, OptionalAuth } from '../common/auth';
+import type { AuthenticatedKey } from '../projects/projects.service';
+import {
+  IngestDataDto,
+  IngestDocumentsDto,
+  IngestionStatusDto,
+  type IngestionStatusResponse,
+  type TaskIdResponse,
+} from './ingestion.dto';
+import { IngestionService } from './ingestion.service';
+
+@Controller(['v1', 'v0'])
+export class IngestionController {
+  constructor(private readonly ingestion: IngestionService) {}
+
+  @Post('ingestDocuments')
+  @HttpCode(200)
+  async ingestDocuments(
+    @Auth() auth: AuthenticatedKey,
+    @Body() dto: IngestDocumentsDto,
+  ): Promise<TaskIdResponse> {
+    return { task_id: await this.ingestion.ingestDocuments(auth.projectId, dto.documents) };
+  }
+
+  @Post('ingestData')
+  @HttpCode(200)
+  async ingestData(@Auth() auth: AuthenticatedKey, @Body() dto: IngestDataDto): Promise<TaskIdResponse> {
+    return { task_id: await this.ingestion.ingestData(auth.projectId, dto) };
+  }
+
+  @Post('ingestionStatus')
+  @HttpCode(200)
+  @KeyAccess('optional')
+  status(
+    @OptionalAuth() auth: AuthenticatedKey | undefined,
+    @Body() dto: IngestionStatusDto,
+  ): Promise<IngestionStatusResponse> {
+    return this.ingestion.status(Number(dto.task_id), auth?.projectId);
+  }
+}

@@ -1,0 +1,89 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { MarkdownChunker } from '@kbqa/chunker';
+import type { AnswerGenerator } from '@kbqa/core';
+import { ANSWER_GENERATOR } from '../answer/answer.module';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { RetrievalModule } from '../retrieval/retrieval.module';
+import { BullmqQueue } from './bullmq.queue';
+import { InProcessQueue } from './in-process.queue';
+import { INGESTION_QUEUE, type IngestionQueue } from './ingestion-queue';
+import { IngestionController } from './ingestion.controller';
+import { IngestionRunner } from './ingestion.runner';
+import { IngestionService } from './ingestion.service';
+import { CHUNKER, SUMMARIZER } from './ingestion.tokens';
+import { LlmSummarizer } from './llm-summarizer';
+import { LoaderRegistry } from './loader-registry';
+import { createLoaderRegistry } from './loaders';
+
+/** Queues again what a previous process left unfinished, and closes the queue on shutdown. */
+@Injectable()
+class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Ingestion');
+
+  constructor(
+    private readonly ingestion: IngestionService,
+    @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly loaders: LoaderRegistry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.runWorkers) return;
+    const ids = await this.ingestion.unfinishedTaskIds();
+    if (ids.length > 0) this.logger.log(`re-queuing ${ids.length} unfinished task(s): ${ids.join(', ')}`);
+    for (const id of ids) await this.ingestion.requeue(id);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close();
+    this.loaders.shutdown();
+  }
+}
+
+@Module({
+  imports: [RetrievalModule],
+  controllers: [IngestionController],
+  providers: [
+    IngestionService,
+    IngestionRunner,
+    QueueLifecycle,
+    {
+      provide: CHUNKER,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new MarkdownChunker(config.chunker),
+    },
+    {
+      provide: SUMMARIZER,
+      inject: [APP_CONFIG, ANSWER_GENERATOR],
+      useFactory: (config: AppConfig, generator: AnswerGenerator) =>
+        config.llm.kind === 'openai' ? new LlmSummarizer(generator) : null,
+    },
+    {
+      provide: LoaderRegistry,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => createLoaderRegistry(config),
+    },
+    {
+      provide: INGESTION_QUEUE,
+      inject: [APP_CONFIG, IngestionRunner],
+      useFactory: (config: AppConfig, runner: IngestionRunner): IngestionQueue =>
+        config.redisUrl
+          ? new BullmqQueue(runner, {
+              redisUrl: config.redisUrl,
+              runWorkers: config.runWorkers,
+              concurrency: config.queueConcurrency,
+              queueName: config.queueName,
+            })
+          : new InProcessQueue(runner, config.queueConcurrency),
+    },
+  ],
+  exports: [INGESTION_QUEUE, IngestionService],
+})
+export class IngestionModule {}

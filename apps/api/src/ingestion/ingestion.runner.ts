@@ -1,0 +1,271 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  type Chunker,
+  type ChunkDraft,
+  KbqaError,
+  type LoadedDocument,
+  type LoadRequest,
+  type SourceType,
+} from '@kbqa/core';
+import {
+  type IndexedDocument,
+  IngestionTaskEntity,
+  nowTimestamp,
+  rawDatabase,
+  type ReplaceSourceInput,
+  type SourceKind,
+  SqliteChunkIndex,
+} from '@kbqa/store-sqlite';
+import type { DataSource, Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { DATA_SOURCE } from '../database/database.module';
+import type { TaskRunner } from './ingestion-queue';
+import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
+import { LoaderRegistry } from './loader-registry';
+import { EmbeddingService } from '../retrieval/embedding.service';
+
+/** Payload of a raw-documents task, as stored in the task row. */
+export interface DocumentsPayload {
+  documents: Array<{
+    content: string;
+    source: string;
+    metadata?: Record<string, string | number | boolean>;
+    options?: { summarize?: boolean; summarize_max_chars?: number };
+  }>;
+}
+
+const PROGRESS_INTERVAL_MS = 250;
+/** Documents written per transaction on the raw-documents path. */
+const WRITE_BATCH_DOCUMENTS = 100;
+
+interface TaskStats {
+  documents: number;
+  chunks: number;
+  sources: number;
+  skipped: Array<{ url: string; reason: string }>;
+}
+
+/**
+ * Runs ingestion tasks: documents → chunker → index → embeddings, with progress in the task
+ * row. Every source is replaced in its own transaction, so running a task again after a crash
+ * leaves exactly one copy of its content.
+ */
+@Injectable()
+export class IngestionRunner implements TaskRunner {
+  private readonly logger = new Logger(IngestionRunner.name);
+  private readonly tasks: Repository<IngestionTaskEntity>;
+  private readonly db: BetterSqlite3.Database;
+
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    private readonly index: SqliteChunkIndex,
+    @Inject(CHUNKER) private readonly chunker: Chunker,
+    @Inject(SUMMARIZER) private readonly summarizer: Summarizer | null,
+    private readonly loaders: LoaderRegistry,
+    private readonly embedding: EmbeddingService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.tasks = dataSource.getRepository(IngestionTaskEntity);
+    this.db = rawDatabase(dataSource);
+  }
+
+  async run(taskId: number, shutdown: AbortSignal): Promise<void> {
+    const task = await this.tasks.findOneBy({ id: taskId });
+    if (!task || task.status === 'completed') return;
+    // A task ends by itself after taskTimeoutMs; shutdown instead leaves it for the next start.
+    const deadline = AbortSignal.timeout(this.config.taskTimeoutMs);
+    const signal = AbortSignal.any([shutdown, deadline]);
+    await this.tasks.update(taskId, {
+      status: 'running',
+      attempts: task.attempts + 1,
+      updatedAt: nowTimestamp(),
+    });
+    const stats: TaskStats = { documents: 0, chunks: 0, sources: 0, skipped: [] };
+    try {
+      const chunkIds =
+        task.kind === 'documents'
+          ? await this.runDocuments(task, signal, stats)
+          : await this.runLoader(task, signal, stats);
+      await this.embedding.embedChunks(chunkIds, signal, (current, total) =>
+        this.progress(taskId, { step: 'EMBEDDING', current, total }),
+      );
+      await this.finish(taskId, { success: true, stats });
+    } catch (e) {
+      if (shutdown.aborted) {
+        // Shutting down: leave the task for the next start, which queues it again.
+        await this.tasks.update(taskId, {
+          status: 'pending',
+          currentStep: 'PENDING',
+          updatedAt: nowTimestamp(),
+        });
+        return;
+      }
+      const error = deadline.aborted
+        ? new KbqaError('TIMEOUT', `the task ran longer than ${Math.round(this.config.taskTimeoutMs / 1000)} s and was stopped`)
+        : KbqaError.from(e);
+      if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
+      await this.finish(taskId, { success: false, stats, error });
+    }
+  }
+
+  private async runDocuments(
+    task: IngestionTaskEntity,
+    signal: AbortSignal,
+    stats: TaskStats,
+  ): Promise<number[]> {
+    const payload = JSON.parse(task.payload) as DocumentsPayload;
+    const bySource = new Map<string, LoadedDocument[]>();
+    for (const d of payload.documents) {
+      const doc: LoadedDocument = {
+        source: d.source,
+        content: d.content,
+        link: d.source,
+        metadata: d.metadata,
+        summarize: d.options?.summarize ? { maxChars: d.options.summarize_max_chars } : undefined,
+      };
+      const group = bySource.get(d.source);
+      if (group) group.push(doc);
+      else bySource.set(d.source, [doc]);
+    }
+    const total = payload.documents.length;
+    const chunkIds: number[] = [];
+    let done = 0;
+    let batch: ReplaceSourceInput[] = [];
+    let batchDocs = 0;
+    const flush = async () => {
+      chunkIds.push(...this.writeSources(batch, stats));
+      done += batchDocs;
+      batch = [];
+      batchDocs = 0;
+      await this.progress(task.id, { step: 'EMBEDDING', current: done, total });
+      await yieldToEventLoop();
+    };
+    for (const [source, docs] of bySource) {
+      signal.throwIfAborted();
+      batch.push(await this.prepareSource(task.projectId, source, 'documents', docs, signal));
+      batchDocs += docs.length;
+      if (batchDocs >= WRITE_BATCH_DOCUMENTS) await flush();
+    }
+    if (batch.length > 0) await flush();
+    return chunkIds;
+  }
+
+  private async runLoader(
+    task: IngestionTaskEntity,
+    signal: AbortSignal,
+    stats: TaskStats,
+  ): Promise<number[]> {
+    const request = JSON.parse(task.payload) as LoadRequest;
+    const loader = this.loaders.get(task.kind as SourceType);
+    const chunkIds: number[] = [];
+    let last = { current: 0, total: 0 };
+    const context = {
+      signal,
+      progress: (p: { current: number; total: number }) => {
+        last = { current: p.current, total: Math.max(p.total, p.current) };
+        void this.progress(task.id, { step: 'SCRAPING', ...last });
+      },
+      skipped: (item: { url: string; reason: string }) => {
+        if (stats.skipped.length < 1000) stats.skipped.push(item);
+      },
+    };
+    await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
+    for await (const doc of loader.load(request, context)) {
+      const input = await this.prepareSource(task.projectId, doc.source, task.kind, [doc], signal);
+      chunkIds.push(...this.writeSources([input], stats));
+      await yieldToEventLoop();
+    }
+    if (stats.documents === 0) {
+      const why =
+        stats.skipped.length > 0
+          ? `; skipped: ${stats.skipped
+              .slice(0, 3)
+              .map((s) => `${s.url} (${s.reason})`)
+              .join(', ')}`
+          : '';
+      throw new KbqaError('NO_CONTENT', `nothing could be ingested from ${request.url}${why}`);
+    }
+    return chunkIds;
+  }
+
+  private async prepareSource(
+    projectId: number,
+    source: string,
+    kind: SourceKind,
+    docs: LoadedDocument[],
+    signal: AbortSignal,
+  ): Promise<ReplaceSourceInput> {
+    const documents: IndexedDocument[] = [];
+    for (const document of docs) {
+      documents.push({ document, chunks: await this.chunk(document, signal) });
+    }
+    return { projectId, source, kind, documents };
+  }
+
+  /**
+   * Writes several sources in one transaction: FTS5 flushes a segment per commit, so one commit
+   * per source would leave thousands of tiny segments to merge. Each source is still replaced
+   * whole, so a crash mid-task never leaves half a source or a duplicate.
+   */
+  private writeSources(inputs: ReplaceSourceInput[], stats: TaskStats): number[] {
+    const chunkIds: number[] = [];
+    this.db.transaction(() => {
+      for (const input of inputs) {
+        const result = this.index.replaceSource(input);
+        chunkIds.push(...result.chunkIds);
+        stats.documents += input.documents.length;
+        stats.chunks += result.chunkIds.length;
+        stats.sources += 1;
+      }
+    })();
+    return chunkIds;
+  }
+
+  private async chunk(document: LoadedDocument, signal: AbortSignal): Promise<ChunkDraft[]> {
+    if (!document.summarize || !this.summarizer) return this.chunker.chunk(document);
+    // A model writes the summary; the chunker only cuts the document itself.
+    const chunks = this.chunker.chunk({ ...document, summarize: undefined });
+    const summary = await this.summarizer.summaryChunk(document, chunks.length, signal);
+    if (summary) chunks.push(summary);
+    return chunks;
+  }
+
+  private readonly lastProgress = new Map<number, number>();
+
+  private async progress(
+    taskId: number,
+    p: { step: string; current: number; total: number },
+    force = false,
+  ): Promise<void> {
+    const now = Date.now();
+    const last = this.lastProgress.get(taskId) ?? 0;
+    if (!force && now - last < PROGRESS_INTERVAL_MS && p.current < p.total) return;
+    this.lastProgress.set(taskId, now);
+    await this.tasks.update(taskId, {
+      currentStep: p.step,
+      current: p.current,
+      total: p.total,
+      updatedAt: nowTimestamp(),
+    });
+  }
+
+  private async finish(
+    taskId: number,
+    outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
+  ): Promise<void> {
+    this.lastProgress.delete(taskId);
+    const now = nowTimestamp();
+    await this.tasks.update(taskId, {
+      status: 'completed',
+      success: outcome.success,
+      error: outcome.error?.message ?? null,
+      errorCode: outcome.error?.code ?? null,
+      stats: JSON.stringify(outcome.stats),
+      payload: '{}',
+      updatedAt: now,
+      finishedAt: now,
+    });
+  }
+}

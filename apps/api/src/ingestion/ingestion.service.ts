@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
+import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
+import { type DataSource, In, type Repository } from 'typeorm';
+import { DATA_SOURCE } from '../database/database.module';
+import { INGESTION_QUEUE, type IngestionQueue } from './ingestion-queue';
+import type { DocumentsPayload } from './ingestion.runner';
+import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
+import { LoaderRegistry } from './loader-registry';
+
+@Injectable()
+export class IngestionService {
+  private readonly tasks: Repository<IngestionTaskEntity>;
+
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
+    private readonly loaders: LoaderRegistry,
+  ) {
+    this.tasks = dataSource.getRepository(IngestionTaskEntity);
+  }
+
+  async ingestDocuments(projectId: number, documents: RawDocument[]): Promise<number> {
+    const payload: DocumentsPayload = {
+      documents: documents.map((d) => ({
+        content: d.content,
+        source: d.source,
+        metadata: d.metadata,
+        options: d.options ? { ...d.options } : undefined,
+      })),
+    };
+    return this.createTask(projectId, 'documents', JSON.stringify(payload), documents.length);
+  }
+
+  async ingestData(projectId: number, dto: IngestDataDto): Promise<number> {
+    const type: SourceType = dto.type ?? 'website-crawler';
+    if (type !== 'website-crawler' && (dto.include_paths?.length || dto.exclude_paths?.length)) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        'include_paths and exclude_paths apply only to type website-crawler',
+      );
+    }
+    const request: LoadRequest = {
+      url: dto.url.trim(),
+      includePaths: dto.include_paths,
+      excludePaths: dto.exclude_paths,
+    };
+    this.loaders.get(type).validate(request);
+    return this.createTask(projectId, type, JSON.stringify(request), 0);
+  }
+
+  /** The task row is committed before its id is returned, so a status call can never miss it. */
+  private async createTask(
+    projectId: number,
+    kind: TaskKind,
+    payload: string,
+    total: number,
+  ): Promise<number> {
+    const now = nowTimestamp();
+    const row = await this.tasks.save(
+      this.tasks.create({
+        projectId,
+        kind,
+        status: 'pending',
+        current: 0,
+        total,
+        currentStep: 'PENDING',
+        payload,
+        success: null,
+        errorCode: null,
+        error: null,
+        stats: null,
+        attempts: 0,
+        createdAt: now,
+        updatedAt: now,
+        finishedAt: null,
+      }),
+    );
+    await this.queue.enqueue(row.id);
+    return row.id;
+  }
+
+  /** Status of a task; scoped to a project when the caller sent a key. */
+  async status(taskId: number, projectId: number | undefined): Promise<IngestionStatusResponse> {
+    // Never the payload: it can be megabytes and status is polled often.
+    const task = await this.tasks.findOne({
+      select: ['id', 'projectId', 'status', 'current', 'total', 'currentStep', 'success', 'error'],
+      where: { id: taskId },
+    });
+    if (!task || (projectId !== undefined && task.projectId !== projectId)) {
+      throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
+    }
+    if (task.status === 'completed') {
+      return {
+        status: 'completed',
+        result: { error: task.error ?? '', project_id: task.projectId, success: task.success === true },
+      };
+    }
+    return {
+      status: task.status,
+      current: task.current,
+      current_step: task.currentStep,
+      metadata: 'PENDING',
+      total: task.total,
+    };
+  }
+
+  /** Tasks a previous process left pending or running, oldest first. */
+  async unfinishedTaskIds(): Promise<number[]> {
+    const rows = await this.tasks.find({
+      select: { id: true },
+      where: { status: In(['pending', 'running']) },
+      order: { id: 'ASC' },
+    });
+    return rows.map((r) => r.id);
+  }
+
+  requeue(taskId: number): Promise<void> {
+    return this.queue.enqueue(taskId);
+  }
+}

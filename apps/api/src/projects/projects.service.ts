@@ -1,0 +1,121 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { KbqaError } from '@kbqa/core';
+import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { DataSource, Repository } from 'typeorm';
+import { DATA_SOURCE } from '../database/database.module';
+
+/** The project and key kind a request authenticated as. */
+export interface AuthenticatedKey {
+  keyId: number;
+  projectId: number;
+  kind: KeyKind;
+}
+
+export interface CreatedKey {
+  id: number;
+  key: string;
+  kind: KeyKind;
+  project_id: number;
+}
+
+const KEY_PREFIX: Record<KeyKind, string> = { server: 'kbqa_sk_', anon: 'kbqa_pk_' };
+const KEY_SHAPE = /^kbqa_(sk|pk)_[A-Za-z0-9_-]{20,100}$/;
+
+function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+@Injectable()
+export class ProjectsService {
+  private readonly projects: Repository<ProjectEntity>;
+  private readonly keys: Repository<ApiKeyEntity>;
+  /** Every request authenticates: a prepared statement, not a query builder, on this path. */
+  private readonly findActiveKey: BetterSqlite3.Statement<
+    [string],
+    { id: number; project_id: number; kind: KeyKind; key_hash: string }
+  >;
+
+  constructor(@Inject(DATA_SOURCE) dataSource: DataSource) {
+    this.projects = dataSource.getRepository(ProjectEntity);
+    this.keys = dataSource.getRepository(ApiKeyEntity);
+    this.findActiveKey = rawDatabase(dataSource).prepare(
+      'SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+    );
+  }
+
+  async createProject(name: string): Promise<ProjectEntity> {
+    if (!name.trim()) throw new KbqaError('BAD_REQUEST', 'a project needs a name');
+    return this.projects.save(
+      this.projects.create({ name: name.trim(), exportEnabled: false, createdAt: nowTimestamp() }),
+    );
+  }
+
+  listProjects(): Promise<ProjectEntity[]> {
+    return this.projects.find({ order: { id: 'ASC' } });
+  }
+
+  async getProject(id: number): Promise<ProjectEntity> {
+    const project = await this.projects.findOneBy({ id });
+    if (!project) throw new KbqaError('NOT_FOUND', `project ${id} does not exist`);
+    return project;
+  }
+
+  async setExport(id: number, enabled: boolean): Promise<ProjectEntity> {
+    const project = await this.getProject(id);
+    project.exportEnabled = enabled;
+    return this.projects.save(project);
+  }
+
+  async setSystemPrompt(id: number, prompt: string | null): Promise<ProjectEntity> {
+    const project = await this.getProject(id);
+    project.systemPrompt = prompt;
+    return this.projects.save(project);
+  }
+
+  /** Creates a key: 192 random bits with a readable prefix, returned once, stored as a hash. */
+  async createKey(projectId: number, kind: KeyKind): Promise<CreatedKey> {
+    await this.getProject(projectId);
+    const key = KEY_PREFIX[kind] + randomBytes(24).toString('base64url');
+    const row = await this.keys.save(
+      this.keys.create({
+        projectId,
+        kind,
+        prefix: key.slice(0, KEY_PREFIX[kind].length + 6),
+        keyHash: hashKey(key).toString('hex'),
+        createdAt: nowTimestamp(),
+        revokedAt: null,
+      }),
+    );
+    return { id: row.id, key, kind, project_id: projectId };
+  }
+
+  listKeys(projectId: number): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: { projectId }, order: { id: 'ASC' } });
+  }
+
+  async revokeKey(keyId: number): Promise<ApiKeyEntity> {
+    const key = await this.keys.findOneBy({ id: keyId });
+    if (!key) throw new KbqaError('NOT_FOUND', `key ${keyId} does not exist`);
+    if (!key.revokedAt) {
+      key.revokedAt = nowTimestamp();
+      await this.keys.save(key);
+    }
+    return key;
+  }
+
+  /**
+   * Resolves a presented key. The lookup goes through the hash index; the final comparison of
+   * hashes is constant-time. Malformed, unknown and revoked keys give the same answer.
+   */
+  authenticate(presented: string): AuthenticatedKey | undefined {
+    if (!KEY_SHAPE.test(presented)) return undefined;
+    const digest = hashKey(presented);
+    const row = this.findActiveKey.get(digest.toString('hex'));
+    if (!row) return undefined;
+    const stored = Buffer.from(row.key_hash, 'hex');
+    if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return undefined;
+    return { keyId: row.id, projectId: row.project_id, kind: row.kind };
+  }
+}

@@ -1,0 +1,368 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { startTestApp, type TestApp, type TestProject } from './helpers';
+import { answerText, parseSse } from './sse';
+
+const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
+const PAGES = ['Reference/Hooks.md', 'Reference/Decorators.md', 'Reference/Logging.md', 'Guides/Testing.md'];
+const MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/;
+
+describe('Chat, conversations, messages (e2e)', () => {
+  let t: TestApp;
+  let p: TestProject;
+  let other: TestProject;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    p = await t.createProject('chat');
+    other = await t.createProject('other');
+    const documents = PAGES.map((page, i) => ({
+      source: page,
+      content: readFileSync(join(CORPUS, page), 'utf8'),
+      metadata: { version: i + 1, section: page.split('/')[0]! },
+    }));
+    const res = await t.post('/v1/ingestDocuments', { api_key: p.serverKey, documents }).expect(200);
+    await t.waitForTask(res.body.task_id);
+  });
+  afterAll(() => t.close());
+
+  const chat = (body: Record<string, unknown>, path = '/v1/serviceChat') =>
+    t.post(path, { api_key: p.serverKey, history: [], ...body });
+
+  describe('newConversation and endConversation', () => {
+    it('creates a conversation with an integer id, with a server or an anon key', async () => {
+      const a = await t.post('/v1/newConversation', { api_key: p.serverKey }).expect(200);
+      expect(Number.isInteger(a.body.conversation_id)).toBe(true);
+      const b = await t.post('/v1/newConversation', { anon_key: p.anonKey }).expect(200);
+      expect(b.body.conversation_id).toBeGreaterThan(a.body.conversation_id);
+    });
+
+    it('ends a conversation with a plain-text confirmation, after which chat is refused', async () => {
+      const { body } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      const res = await t
+        .post('/v1/endConversation', { api_key: p.serverKey, conversation_id: body.conversation_id })
+        .expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain/);
+      expect(res.text).toBe('Conversation has ended.');
+      const refused = await chat({
+        question: 'hooks?',
+        conversation_id: body.conversation_id,
+        shouldStream: false,
+      }).expect(400);
+      expect(refused.body.code).toBe('CONVERSATION_ENDED');
+    });
+
+    it("answers 404 for an unknown or another project's conversation", async () => {
+      await t.post('/v1/endConversation', { api_key: p.serverKey, conversation_id: 999999 }).expect(404);
+      const { body } = await t.post('/v1/newConversation', { api_key: other.serverKey });
+      const res = await t
+        .post('/v1/endConversation', { api_key: p.serverKey, conversation_id: body.conversation_id })
+        .expect(404);
+      expect(res.body).toEqual({ error: expect.any(String), code: 'NOT_FOUND' });
+    });
+  });
+
+  describe('serviceChat (JSON)', () => {
+    it('answers with cited text, integer source ids, relevance scores and tools_used', async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      const res = await chat({
+        question: 'How do I add a property to the fastify instance with a decorator?',
+        conversation_id: conv.conversation_id,
+        shouldStream: false,
+      }).expect(200);
+      expect(res.body).toEqual({
+        answer: { text: expect.stringMatching(/\[1\]/) },
+        message_id: expect.any(Number),
+        sources: expect.any(Array),
+        tools_used: [],
+      });
+      const first = res.body.sources[0];
+      expect(first).toEqual({
+        id: expect.any(Number),
+        content: expect.any(String),
+        link: 'Reference/Decorators.md',
+        relevance_score: expect.any(Number),
+      });
+      for (const s of res.body.sources) {
+        expect(s.relevance_score).toBeGreaterThanOrEqual(0);
+        expect(s.relevance_score).toBeLessThanOrEqual(1);
+      }
+      const messages = await t
+        .post('/v1/messages/byConversationId', {
+          api_key: p.serverKey,
+          conversation_id: String(conv.conversation_id),
+        })
+        .expect(200);
+      expect(messages.body).toEqual([
+        {
+          message_id: expect.any(Number),
+          conversation_id: conv.conversation_id,
+          sender: 'Human',
+          timestamp: expect.stringMatching(MICROS),
+          message: 'How do I add a property to the fastify instance with a decorator?',
+          rating_value: 0,
+        },
+        {
+          message_id: res.body.message_id,
+          conversation_id: conv.conversation_id,
+          sender: 'AI',
+          timestamp: expect.stringMatching(MICROS),
+          message: res.body.answer.text,
+          rating_value: 0,
+        },
+      ]);
+    });
+
+    it('accepts conversation_id as an integer, a float with zero fraction or a string', async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      for (const id of [conv.conversation_id, `${conv.conversation_id}`, conv.conversation_id + 0.0]) {
+        await chat({ question: 'logging', conversation_id: id, shouldStream: false }).expect(200);
+      }
+    });
+
+    it('creates a conversation for a chat without conversation_id and keeps tracking.roleInfo', async () => {
+      const res = await chat({
+        question: 'What does the onRequest hook do?',
+        shouldStream: false,
+        tracking: { roleInfo: 'admin' },
+      }).expect(200);
+      const rows = await t.query(
+        'SELECT c.id, c.role_info FROM conversations c JOIN messages m ON m.conversation_id = c.id WHERE m.id = ?',
+        [res.body.message_id],
+      );
+      expect(rows).toEqual([{ id: expect.any(Number), role_info: 'admin' }]);
+    });
+
+    it('drops every source at relevance_threshold 1 and says the docs do not cover it', async () => {
+      const res = await chat({
+        question: 'How do hooks work?',
+        relevance_threshold: 1,
+        shouldStream: false,
+      }).expect(200);
+      expect(res.body.sources).toEqual([]);
+      expect(res.body.answer.text).toMatch(/couldn't find|not cover|no information/i);
+    });
+
+    it('honours num_chunks and the where filter inside retrieval', async () => {
+      const three = await chat({
+        question: 'fastify',
+        retriever_options: { num_chunks: 3 },
+        shouldStream: false,
+      }).expect(200);
+      expect(three.body.sources).toHaveLength(3);
+      const filtered = await chat({
+        question: 'fastify',
+        where: { version: { $gte: 3 } },
+        retriever_options: { num_chunks: 8 },
+        shouldStream: false,
+      }).expect(200);
+      expect(filtered.body.sources.length).toBe(8);
+      for (const s of filtered.body.sources)
+        expect(['Reference/Logging.md', 'Guides/Testing.md']).toContain(s.link);
+      const byName = await chat({
+        question: 'fastify',
+        where: { section: { $eq: 'Guides' } },
+        shouldStream: false,
+      }).expect(200);
+      for (const s of byName.body.sources) expect(s.link).toBe('Guides/Testing.md');
+    });
+
+    it.each([
+      ['temperature above 1', { temperature: 1.5 }, /temperature/],
+      ['a negative relevance_threshold', { relevance_threshold: -0.1 }, /relevance_threshold/],
+      ['num_chunks of 0', { retriever_options: { num_chunks: 0 } }, /num_chunks/],
+      ['num_chunks above 50', { retriever_options: { num_chunks: 51 } }, /num_chunks/],
+      ['an unknown where operator', { where: { version: { $regex: 'x' } } }, /unknown operator/],
+      ['an and/or combination', { where: { $or: [{ version: { $eq: 1 } }] } }, /not supported/],
+      ['a string for $gt', { where: { version: { $gt: 'x' } } }, /must be a number/],
+      ['a missing question', { question: undefined }, /question/],
+      ['history of the wrong type', { history: 'none' }, /history/],
+      ['a malformed history entry', { history: [{ prompt: 1 }] }, /prompt/],
+      ['a bad conversation_id', { conversation_id: 'abc' }, /conversation_id/],
+      ['an unknown field', { colour: 'red' }, /colour should not exist/],
+    ])('refuses %s with 400', async (_name, extra, message) => {
+      const res = await chat({ question: 'hooks', shouldStream: false, ...extra }).expect(400);
+      expect(res.body.code).toBe('BAD_REQUEST');
+      expect(res.body.error).toMatch(message);
+    });
+
+    it("answers 404 for an unknown or another project's conversation_id", async () => {
+      await chat({ question: 'hooks', conversation_id: 987654, shouldStream: false }).expect(404);
+      const { body } = await t.post('/v1/newConversation', { api_key: other.serverKey });
+      await chat({ question: 'hooks', conversation_id: body.conversation_id, shouldStream: false }).expect(
+        404,
+      );
+    });
+
+    it('does not mix projects: another project has no sources to cite', async () => {
+      const res = await t
+        .post('/v1/serviceChat', {
+          api_key: other.serverKey,
+          question: 'decorators',
+          history: [],
+          shouldStream: false,
+        })
+        .expect(200);
+      expect(res.body.sources).toEqual([]);
+    });
+  });
+
+  describe('serviceChat (streaming)', () => {
+    it('streams the sources first, the answer in pieces, and the message id last', async () => {
+      const res = await request(t.http)
+        .post('/v1/serviceChat')
+        .set('Accept', 'text/event-stream')
+        .send({ api_key: p.serverKey, question: 'How can I log requests with pino?', history: [] })
+        .expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(res.headers['x-accel-buffering']).toBe('no');
+      expect(res.headers['content-encoding']).toBeUndefined();
+      const events = parseSse(res.text);
+      expect(events[0]!.chunk).toBe('<|source|>');
+      const sources = events[0]!.metadata as Array<Record<string, unknown>>;
+      expect(sources.length).toBeGreaterThan(0);
+      for (const s of sources)
+        expect(s).toEqual({ id: expect.any(String), content: expect.any(String), link: expect.any(String) });
+      const last = events[events.length - 1]!;
+      expect(last.chunk).toBe('<|message_id|>');
+      expect(Number.isInteger(last.metadata)).toBe(true);
+      expect(events.length).toBeGreaterThan(3);
+      const text = answerText(events);
+      const rows = await t.query('SELECT text, complete FROM messages WHERE id = ?', [last.metadata]);
+      expect(rows).toEqual([{ text, complete: 1 }]);
+    });
+
+    it('answers under /v0/ and as mendableChat, with an anon key', async () => {
+      for (const path of ['/v0/serviceChat', '/v1/mendableChat', '/v0/mendableChat']) {
+        const res = await request(t.http)
+          .post(path)
+          .send({ anon_key: p.anonKey, question: 'decorators', history: [] })
+          .expect(200);
+        expect(parseSse(res.text)[0]!.chunk).toBe('<|source|>');
+      }
+    });
+  });
+
+  describe('rateMessage', () => {
+    let aiMessageId: number;
+    let humanMessageId: number;
+    beforeAll(async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      const res = await chat({
+        question: 'decorators',
+        conversation_id: conv.conversation_id,
+        shouldStream: false,
+      });
+      aiMessageId = res.body.message_id;
+      const messages = await t.post('/v1/messages/byConversationId', {
+        api_key: p.serverKey,
+        conversation_id: conv.conversation_id,
+      });
+      humanMessageId = messages.body[0].message_id;
+    });
+
+    it('rates an AI message (and clears it with 0), answering plain text', async () => {
+      for (const [path, value] of [
+        ['/v0/rateMessage', 1],
+        ['/v1/rateMessage', -1],
+        ['/v0/rateMessage', 0],
+      ] as const) {
+        const res = await t
+          .post(path, { api_key: p.serverKey, message_id: aiMessageId, rating_value: value })
+          .expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/plain/);
+        expect(res.text).toBe('Message rating updated');
+      }
+      await t
+        .post('/v0/rateMessage', { anon_key: p.anonKey, message_id: aiMessageId, rating_value: 1 })
+        .expect(200);
+    });
+
+    it("answers 500 PERMISSION_DENIED for a human, unknown or another project's message", async () => {
+      for (const [key, id] of [
+        [p.serverKey, humanMessageId],
+        [p.serverKey, 999999],
+        [other.serverKey, aiMessageId],
+      ] as const) {
+        const res = await t
+          .post('/v0/rateMessage', { api_key: key, message_id: id, rating_value: 1 })
+          .expect(500);
+        expect(res.body).toEqual({
+          error: 'Permission denied to rate this message',
+          code: 'PERMISSION_DENIED',
+        });
+      }
+    });
+
+    it('refuses a missing key and a rating outside 1, 0, -1 with 400', async () => {
+      await t.post('/v0/rateMessage', { message_id: aiMessageId, rating_value: 1 }).expect(400);
+      const res = await t
+        .post('/v0/rateMessage', { api_key: p.serverKey, message_id: aiMessageId, rating_value: 2 })
+        .expect(400);
+      expect(res.body.code).toBe('BAD_REQUEST');
+    });
+  });
+
+  describe('messages/byConversationId and getMessagesData', () => {
+    it('refuses an anon key with 403 and another project with 404', async () => {
+      const { body } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      await t
+        .post('/v1/messages/byConversationId', { api_key: p.anonKey, conversation_id: body.conversation_id })
+        .expect(403);
+      await t
+        .post('/v1/messages/byConversationId', {
+          api_key: other.serverKey,
+          conversation_id: body.conversation_id,
+        })
+        .expect(404);
+    });
+
+    it('exports only when the project switch is on, filtered by rating and inclusive days', async () => {
+      const off = await t.post('/v1/getMessagesData', { api_key: p.serverKey }).expect(400);
+      expect(off.body.code).toBe('EXPORT_DISABLED');
+      await t.projects.setExport(p.id, true);
+      const { body: conv } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      const rated = await chat({
+        question: 'How do I test routes with inject?',
+        conversation_id: conv.conversation_id,
+        shouldStream: false,
+      });
+      await t
+        .post('/v0/rateMessage', {
+          api_key: p.serverKey,
+          message_id: rated.body.message_id,
+          rating_value: -1,
+        })
+        .expect(200);
+
+      const all = await t.post('/v1/getMessagesData', { api_key: p.serverKey }).expect(200);
+      expect(all.body.length).toBeGreaterThan(1);
+      const bad = await t.post('/v1/getMessagesData', { api_key: p.serverKey, rating_value: -1 }).expect(200);
+      expect(bad.body).toEqual([
+        {
+          project_id: p.id,
+          message_id: rated.body.message_id,
+          conversation_id: conv.conversation_id,
+          timestamp: expect.stringMatching(MICROS),
+          human_query: 'How do I test routes with inject?',
+          ai_response: rated.body.answer.text,
+        },
+      ]);
+      const today = new Date().toISOString().slice(0, 10);
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      const inclusive = await t
+        .post('/v1/getMessagesData', { api_key: p.serverKey, start_date: today, end_date: today })
+        .expect(200);
+      expect(inclusive.body).toHaveLength(all.body.length);
+      const future = await t
+        .post('/v1/getMessagesData', { api_key: p.serverKey, start_date: tomorrow })
+        .expect(200);
+      expect(future.body).toEqual([]);
+      await t.post('/v1/getMessagesData', { api_key: p.serverKey, start_date: '2024-02-30' }).expect(400);
+      await t.post('/v1/getMessagesData', { api_key: p.anonKey }).expect(403);
+      const other2 = await t.post('/v1/getMessagesData', { api_key: other.serverKey }).expect(400);
+      expect(other2.body.code).toBe('EXPORT_DISABLED');
+    });
+  });
+});

@@ -1,0 +1,159 @@
+import { join } from 'node:path';
+import {
+  readCorpus,
+  renderDocsSite,
+  renderSitemap,
+  startSiteServer,
+  type SiteServer,
+} from '@kbqa/html/testing';
+import { startTestApp, type TestApp, type TestProject } from './helpers';
+
+const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
+
+describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
+  let plain: SiteServer;
+  let docusaurus: SiteServer;
+  let t: TestApp;
+  let p: TestProject;
+
+  beforeAll(async () => {
+    const pages = renderDocsSite(CORPUS);
+    plain = await startSiteServer({ pages });
+    const paths = readCorpus(CORPUS).map((page) => page.path);
+    plain.close = plain.close.bind(plain);
+    const docPages = renderDocsSite(CORPUS, { flavor: 'docusaurus' });
+    docusaurus = await startSiteServer({
+      pages: docPages,
+      handle: (_req, res, path) => {
+        if (path !== '/sitemap.xml') return false;
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(renderSitemap(paths.map((x) => docusaurus.origin + x)));
+        return true;
+      },
+    });
+    t = await startTestApp({ KBQA_ALLOW_PRIVATE_HOSTS: `${plain.host},${docusaurus.host}` });
+    p = await t.createProject('web');
+  });
+  afterAll(async () => {
+    await t.close();
+    await plain.close();
+    await docusaurus.close();
+  });
+
+  const ingest = async (body: Record<string, unknown>) => {
+    const res = await t.post('/v1/ingestData', { api_key: p.serverKey, ...body }).expect(200);
+    expect(Number.isInteger(res.body.task_id)).toBe(true);
+    return t.waitForTask(res.body.task_id, 60_000);
+  };
+
+  it('crawls a documentation site (the default type) and answers from its pages', async () => {
+    const done = await ingest({ url: `${plain.origin}/`, include_paths: ['/docs/reference/*', '/'] });
+    expect(done.result).toEqual({ error: '', project_id: p.id, success: true });
+    const sources = await t.post('/v1/getSources', { api_key: p.serverKey }).expect(200);
+    const urls = sources.body.map((s: { source: string }) => s.source);
+    expect(urls).toContain(`${plain.origin}/docs/reference/hooks`);
+    expect(
+      urls.every((u: string) => u === `${plain.origin}/` || u.startsWith(`${plain.origin}/docs/reference/`)),
+    ).toBe(true);
+    const chat = await t
+      .post('/v1/serviceChat', {
+        api_key: p.serverKey,
+        question: 'What does the onRequest hook do?',
+        history: [],
+        shouldStream: false,
+      })
+      .expect(200);
+    expect(chat.body.sources[0].link).toBe(`${plain.origin}/docs/reference/hooks`);
+  });
+
+  it('ingests one page with type url, and every page of a sitemap with type sitemap', async () => {
+    const one = await ingest({ url: `${plain.origin}/docs/guides/testing`, type: 'url' });
+    expect(one.result).toEqual({ error: '', project_id: p.id, success: true });
+    const sitemapSite = await startSiteServer({
+      pages: renderDocsSite(CORPUS),
+      handle: (_req, res, path) => {
+        if (path !== '/sitemap.xml') return false;
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(
+          renderSitemap([`${plain.origin}/docs/guides/serverless`, `${plain.origin}/docs/guides/database`]),
+        );
+        return true;
+      },
+    });
+    try {
+      const res = await t.post('/v1/ingestData', {
+        api_key: p.serverKey,
+        url: `${sitemapSite.origin}/sitemap.xml`,
+        type: 'sitemap',
+      });
+      const done = await t.waitForTask(res.body.task_id, 60_000);
+      // The sitemap's host is not allowlisted: reading it is refused, and the task says so.
+      expect(done.result).toEqual({
+        error: expect.stringMatching(/refused|not allowed|private/i),
+        project_id: p.id,
+        success: false,
+      });
+    } finally {
+      await sitemapSite.close();
+    }
+    const allowed = await ingest({ url: `${docusaurus.origin}/sitemap.xml`, type: 'sitemap' });
+    expect(allowed.result).toEqual({ error: '', project_id: p.id, success: true });
+  });
+
+  it('ingests a Docusaurus site through its sitemap', async () => {
+    const q = await t.createProject('docusaurus');
+    const res = await t
+      .post('/v1/ingestData', { api_key: q.serverKey, url: `${docusaurus.origin}/`, type: 'docusaurus' })
+      .expect(200);
+    const done = await t.waitForTask(res.body.task_id, 60_000);
+    expect(done.result).toEqual({ error: '', project_id: q.id, success: true });
+    const sources = await t.post('/v1/getSources', { api_key: q.serverKey }).expect(200);
+    expect(sources.body.length).toBeGreaterThan(30);
+  });
+
+  it('refuses private addresses that are not allowlisted, in the task result', async () => {
+    const strict = await startTestApp();
+    try {
+      const q = await strict.createProject('strict');
+      for (const url of [
+        `${plain.origin}/`,
+        'http://127.1/',
+        'http://[::ffff:127.0.0.1]/',
+        'http://169.254.169.254/latest',
+      ]) {
+        const res = await strict
+          .post('/v1/ingestData', { api_key: q.serverKey, url, type: 'url' })
+          .expect(200);
+        const done = await strict.waitForTask(res.body.task_id);
+        expect(done.result).toEqual({ error: expect.any(String), project_id: q.id, success: false });
+      }
+      expect(plain.requests.filter((r) => r.startsWith('/?strict'))).toEqual([]);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it.each([
+    ['an unknown type', { url: 'https://example.com', type: 'ftp' }, /type must be one of/],
+    ['a missing url', { type: 'url' }, /url/],
+    [
+      'include_paths with type url',
+      { url: 'https://example.com', type: 'url', include_paths: ['/a'] },
+      /only to type website-crawler/,
+    ],
+    ['a file:// url', { url: 'file:///etc/passwd', type: 'url' }, /http/i],
+    ['a github url of another host', { url: 'https://gitlab.com/a/b', type: 'github' }, /github/i],
+    ['an ext:: git url', { url: 'ext::sh -c id', type: 'github' }, /./],
+    [
+      'a youtube url that is not a video',
+      { url: 'https://www.youtube.com/feed/trending', type: 'youtube' },
+      /./,
+    ],
+  ])('refuses %s with 400 before any task exists', async (_name, body, message) => {
+    const before = await t.query<{ n: number }>('SELECT count(*) AS n FROM ingestion_tasks');
+    const res = await t.post('/v1/ingestData', { api_key: p.serverKey, ...body }).expect(400);
+    expect(res.body.code).toBe('BAD_REQUEST');
+    expect(res.body.error).toMatch(message);
+    expect(await t.query('SELECT count(*) AS n FROM ingestion_tasks')).toEqual(before);
+  });
+});

@@ -1,0 +1,78 @@
+// Shared helpers of the benchmark scripts: start the built service, call it, read its memory.
+'use strict';
+const { spawn, execFileSync } = require('node:child_process');
+const { mkdtempSync, readFileSync } = require('node:fs');
+const { tmpdir, cpus, totalmem } = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..');
+const DIST = path.join(ROOT, 'apps', 'api', 'dist');
+
+function tempDir(prefix) {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+function cli(args, env) {
+  return JSON.parse(
+    execFileSync(process.execPath, [path.join(DIST, 'cli.js'), ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
+  );
+}
+
+/** Starts `node dist/main.js` on a free port; resolves with {baseUrl, pid, stop()}. */
+function startServer(env) {
+  const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', KBQA_EMBED_MODEL: 'none', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d) => {
+      out += d.toString();
+      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+      if (m) {
+        child.stdout.off('data', onData);
+        child.stdout.resume();
+        resolve({
+          baseUrl: `http://127.0.0.1:${m[1]}`,
+          pid: child.pid,
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', r);
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (d) => (out += d.toString()));
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)));
+  });
+}
+
+async function post(baseUrl, p, body) {
+  const res = await fetch(baseUrl + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: JSON.parse(text) };
+  } catch {
+    return { status: res.status, body: text };
+  }
+}
+
+/** Peak resident set size of a process in MB (VmHWM), Linux only. */
+function peakRssMb(pid) {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function machine() {
+  const c = cpus();
+  return `${c[0] ? c[0].model.trim() : 'unknown CPU'}, ${c.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+}
+
+module.exports = { ROOT, DIST, tempDir, cli, startServer, post, peakRssMb, percentile, machine };

@@ -1,0 +1,56 @@
+// `pnpm bench`: runs every benchmark script in turn (each prints a markdown section) and writes
+// docs/benchmarks.md with the machine and the date. `pnpm bench -- --only ingest-documents` runs one.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const { existsSync, writeFileSync } = require('node:fs');
+const path = require('node:path');
+const { machine, ROOT } = require('./lib');
+
+const BENCHMARKS = [
+  { name: 'ingest-documents', script: 'bench/ingest-documents.js' },
+  { name: 'chat', script: 'bench/chat.js' },
+  { name: 'retrieval-quality', script: 'bench/retrieval/quality.js' },
+  { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },
+  { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },
+  { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },
+  { name: 'crawl-service', script: 'bench/crawl-service.js' },
+  { name: 'github', script: 'bench/github.js' },
+];
+
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? new Set(process.argv[onlyAt + 1].split(',')) : undefined;
+const sections = [];
+for (const b of BENCHMARKS) {
+  if (only && !only.has(b.name)) continue;
+  const file = path.join(ROOT, b.script);
+  if (!existsSync(file)) {
+    console.error(`skip ${b.name}: ${b.script} does not exist`);
+    continue;
+  }
+  console.error(`running ${b.name} (${b.script})`);
+  try {
+    const out = execFileSync(process.execPath, ['--expose-gc', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+    sections.push(`<!-- ${b.name} -->\n${out.toString().trim()}\n\nCommand: \`node ${b.script}\``);
+    console.error(out.toString());
+  } catch (e) {
+    sections.push(`<!-- ${b.name} -->\n## ${b.name}\n\nFAILED: ${e.message.split('\n')[0]}`);
+    process.exitCode = 1;
+  }
+}
+
+const header = `# Benchmarks\n\nWritten by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}.\nMachine: ${machine()}.\n`;
+const target = path.join(ROOT, 'docs', 'benchmarks.md');
+if (only && existsSync(target)) {
+  // Replace only the sections that ran, keep the others.
+  let text = require('node:fs').readFileSync(target, 'utf8');
+  for (const s of sections) {
+    const name = /<!-- (.+?) -->/.exec(s)[1];
+    const re = new RegExp(`<!-- ${name} -->[\\s\\S]*?(?=\\n<!-- |$)`);
+    text = re.test(text) ? text.replace(re, s + '\n') : text.trimEnd() + '\n\n' + s + '\n';
+  }
+  text = text.replace(/^# Benchmarks[\s\S]*?(?=\n<!-- )/, header);
+  writeFileSync(target, text);
+} else {
+  writeFileSync(target, `${header}\n${sections.join('\n\n')}\n`);
+}
+console.error(`wrote ${path.relative(ROOT, target)}`);

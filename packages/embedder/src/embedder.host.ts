@@ -1,0 +1,112 @@
+import type { Embedder, EmbedderState } from '@kbqa/core';
+import { KbqaError } from '@kbqa/core';
+import { TransformersEmbedder, type TransformersEmbedderOptions } from './transformers.embedder';
+
+/** The part of a logger the host needs; NestJS's `Logger` fits. */
+export interface EmbedderLogger {
+  warn(message: string): void;
+  log?(message: string): void;
+}
+
+export interface EmbedderHostOptions extends Omit<TransformersEmbedderOptions, 'model'> {
+  /** Hub id, absolute local folder, or `none` to run with lexical search only. */
+  model: string;
+  logger?: EmbedderLogger;
+  /** Builds the embedder. Default {@link TransformersEmbedder.load}; tests hand in fakes. */
+  load?: (options: TransformersEmbedderOptions) => Promise<Embedder>;
+}
+
+/**
+ * Owns the embedding model for the service: `start()` returns at once and loads in the
+ * background, so a missing or slow model never delays start-up; until it is ready, `get()`
+ * returns undefined and search falls back to lexical.
+ */
+export class EmbedderHost {
+  private current: EmbedderState;
+  private embedder: Embedder | undefined;
+  private started: Promise<void> | undefined;
+  private closed = false;
+  private readonly listeners = new Set<(state: EmbedderState) => void>();
+
+  constructor(private readonly options: EmbedderHostOptions) {
+    this.current = this.disabled ? { status: 'disabled' } : { status: 'loading', model: options.model };
+  }
+
+  get state(): EmbedderState {
+    return this.current;
+  }
+
+  /** The embedder once ready, otherwise undefined. */
+  get(): Embedder | undefined {
+    return this.embedder;
+  }
+
+  /** Begins loading in the background; calling it again does nothing. */
+  start(): void {
+    if (this.started || this.disabled) return;
+    this.started = this.load();
+  }
+
+  /** Resolves with the state once loading has finished (ready, unavailable or disabled). */
+  async settled(): Promise<EmbedderState> {
+    await this.started;
+    return this.current;
+  }
+
+  /** Calls `listener` on every state change; returns the unsubscribe function. */
+  onStateChange(listener: (state: EmbedderState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` once with the embedder when it is ready (at once if it already is). */
+  onReady(listener: (embedder: Embedder) => void): void {
+    if (this.embedder) {
+      listener(this.embedder);
+      return;
+    }
+    const off = this.onStateChange(() => {
+      if (!this.embedder) return;
+      off();
+      listener(this.embedder);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.started;
+    const embedder = this.embedder;
+    this.embedder = undefined;
+    await embedder?.close();
+  }
+
+  private get disabled(): boolean {
+    return this.options.model.trim().toLowerCase() === 'none';
+  }
+
+  private async load(): Promise<void> {
+    const { logger, load, ...embedderOptions } = this.options;
+    const model = embedderOptions.model;
+    try {
+      const embedder = await (load ?? ((o) => TransformersEmbedder.load(o)))(embedderOptions);
+      if (this.closed) {
+        await embedder.close();
+        return;
+      }
+      this.embedder = embedder;
+      logger?.log?.(`Embedding model ${embedder.id} ready (${embedder.dimension} dimensions)`);
+      this.setState({ status: 'ready', model, dimension: embedder.dimension });
+    } catch (error) {
+      const reason = KbqaError.from(error).message;
+      logger?.warn(
+        reason.includes(model) ? reason : `Embedding model "${model}" is not available: ${reason}`,
+      );
+      this.setState({ status: 'unavailable', model, reason });
+    }
+  }
+
+  private setState(state: EmbedderState): void {
+    this.current = state;
+    for (const listener of [...this.listeners]) listener(state);
+  }
+}

@@ -2,3 +2,13 @@ export { extractContent } from './extract';
 export type { ExtractedPage, ExtractOptions } from './extract';
 export type { DomImplementation } from './dom';
 export type { LinkStyle } from './markdown';
+export {
+  decodeHtml,
+  defaultExtract,
+  HTML_ACCEPT,
+  isHtml,
+  JS_ONLY_MESSAGE,
+  pageDocument,
+  type ExtractFn,
+  type PageContent,
+} from './page-document';

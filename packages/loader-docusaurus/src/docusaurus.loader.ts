@@ -11,7 +11,7 @@ import {
 } from '@kbqa/core';
 import { extractContent, type ExtractedPage, type ExtractOptions } from '@kbqa/html';
 import { decodeHtml, HTML_ACCEPT, pageFailure } from './page.rules';
-import { looksLikeSitemap, readSitemap, type SitemapLimits } from './sitemap.reader';
+import { looksLikeSitemap, readSitemap, type SitemapLimits } from '@kbqa/loader-sitemap';
 import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
 
 export type DocusaurusExtractFn = (html: string, url: string) => ExtractedPage;

@@ -3,4 +3,3 @@ export {
   type DocusaurusExtractFn,
   type DocusaurusLoaderOptions,
 } from './docusaurus.loader';
-export { parseSitemap, readSitemap, type SitemapLimits } from './sitemap.reader';

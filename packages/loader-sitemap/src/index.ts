@@ -1,3 +1,3 @@
 export { SitemapLoader, type SitemapLoaderOptions } from './sitemap.loader';
-export { readSitemap, parseSitemap, decodeXmlText, type SitemapLimits } from './sitemap.reader';
-export type { ExtractFn, PageContent } from './page.document';
+export { readSitemap, parseSitemap, looksLikeSitemap, decodeXmlText, type SitemapLimits } from './sitemap.reader';
+export type { ExtractFn, PageContent } from '@kbqa/html';

@@ -6,7 +6,7 @@ import {
   type SourceLoader,
   type WebFetcher,
 } from '@kbqa/core';
-import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from './page.document';
+import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from '@kbqa/html';
 import { readSitemap, type SitemapLimits } from './sitemap.reader';
 
 export interface SitemapLoaderOptions extends Omit<SitemapLimits, 'onSkipped'> {

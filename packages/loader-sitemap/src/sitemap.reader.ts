@@ -41,6 +41,11 @@ const parser = new XMLParser({
   isArray: (name) => name === 'url' || name === 'sitemap',
 });
 
+/** Whether a body is a sitemap (urlset or sitemap index), whatever its content type says. */
+export function looksLikeSitemap(body: string): boolean {
+  return /<(?:\w+:)?(urlset|sitemapindex)[\s>]/.test(body.slice(0, 4096));
+}
+
 interface ParsedSitemap {
   kind: 'index' | 'urlset';
   locations: string[];

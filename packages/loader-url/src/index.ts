@@ -1,2 +1,2 @@
 export { UrlLoader, type UrlLoaderOptions } from './url.loader';
-export { decodeHtml, isHtml, pageDocument, type ExtractFn, type PageContent } from './page.document';
+export { decodeHtml, isHtml, pageDocument, type ExtractFn, type PageContent } from '@kbqa/html';

@@ -6,7 +6,7 @@ import {
   type SourceLoader,
   type WebFetcher,
 } from '@kbqa/core';
-import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from './page.document';
+import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from '@kbqa/html';
 
 export interface UrlLoaderOptions {
   /** The API passes @kbqa/fetcher's SafeFetcher; robots.txt and address policy apply through it. */

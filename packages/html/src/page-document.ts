@@ -1,5 +1,6 @@
+// What the page loaders (url, sitemap) share: fetch response to LoadedDocument.
 import { KbqaError, type FetchResponse, type LoadedDocument } from '@kbqa/core';
-import { extractContent } from '@kbqa/html';
+import { extractContent } from './extract';
 
 /** What the loader needs from HTML extraction; @kbqa/html's `extractContent` by default. */
 export interface PageContent {

@@ -12,3 +12,4 @@ export {
   type ExtractFn,
   type PageContent,
 } from './page-document';
+export { nonHtmlExtension, normalizeUrl, pathMatcher } from './url-rules';

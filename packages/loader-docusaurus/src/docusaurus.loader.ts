@@ -9,10 +9,16 @@ import {
   type SourceLoader,
   type WebFetcher,
 } from '@kbqa/core';
-import { extractContent, type ExtractedPage, type ExtractOptions } from '@kbqa/html';
+import {
+  extractContent,
+  nonHtmlExtension,
+  normalizeUrl,
+  pathMatcher,
+  type ExtractedPage,
+  type ExtractOptions,
+} from '@kbqa/html';
 import { decodeHtml, HTML_ACCEPT, pageFailure } from './page.rules';
 import { looksLikeSitemap, readSitemap, type SitemapLimits } from '@kbqa/loader-sitemap';
-import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
 
 export type DocusaurusExtractFn = (html: string, url: string) => ExtractedPage;
 

@@ -3,4 +3,4 @@ export {
   type CrawlExtractFn,
   type WebsiteCrawlerOptions,
 } from './website-crawler.loader';
-export { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
+export { nonHtmlExtension, normalizeUrl, pathMatcher } from '@kbqa/html';

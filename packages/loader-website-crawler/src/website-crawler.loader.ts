@@ -9,8 +9,14 @@ import {
   type SourceLoader,
   type WebFetcher,
 } from '@kbqa/core';
-import { extractContent, type ExtractedPage, type ExtractOptions } from '@kbqa/html';
-import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
+import {
+  extractContent,
+  nonHtmlExtension,
+  normalizeUrl,
+  pathMatcher,
+  type ExtractedPage,
+  type ExtractOptions,
+} from '@kbqa/html';
 
 /** HTML to markdown plus links; @kbqa/html's `extractContent` by default. */
 export type CrawlExtractFn = (html: string, url: string) => ExtractedPage;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url.rules';
+import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url-rules';
 
 describe(normalizeUrl.name, () => {
   it('lower-cases the host, drops the default port, fragment, credentials and a trailing slash', () => {

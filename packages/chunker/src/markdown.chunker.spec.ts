@@ -181,6 +181,14 @@ describe(MarkdownChunker.name, () => {
       expect(chunks[0]?.content).toContain('## Large');
     });
 
+    it('gives a preamble merged with the first section the path of that section', () => {
+      const text = `<h1 align="center">Banner</h1>\n\n## Middleware\n\n${sentences(2)}`;
+      const chunks = small.chunk(doc(text));
+      expect(chunks).toHaveLength(1);
+      expect(chunks[0]?.headingPath).toEqual(['Middleware']);
+      expect(chunks[0]?.content.startsWith('<h1 align="center">Banner</h1>')).toBe(true);
+    });
+
     it('does not merge a tiny section into a section higher up', () => {
       const chunks = small.chunk(doc(`# Top\n\n## Small\n\nTiny.\n\n# Other\n\n${sentences(2)}`));
       expect(chunks.map((c) => c.headingPath)).toEqual([['Top', 'Small'], ['Other']]);

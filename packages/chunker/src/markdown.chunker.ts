@@ -138,6 +138,9 @@ class SectionPacker {
         this.sectionLevel >= this.curStartLevel &&
         merged <= targetSize;
       if (merge) {
+        // A preamble before any heading (a banner, a badge line) says nothing about the chunk;
+        // the first section merged into it does, so its path is the one searched and shown.
+        if (this.curPath.length === 0) this.start();
         this.append(this.pending, this.pendingSize);
         this.append([text], len);
       } else {

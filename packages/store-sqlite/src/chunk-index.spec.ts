@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { SqliteChunkIndex } from './chunk-index';
 import { openDataSource, rawDatabase } from './data-source';
 import { buildMatchExpression, prunedMatchExpression } from './fts-query';
+import { FtsCodeColumn1733100000000 } from './migrations/1733100000000-fts-code-column';
 
 function draft(content: string, ordinal = 0, headingPath: string[] = []): ChunkDraft {
   return {
@@ -122,6 +123,113 @@ describe(SqliteChunkIndex.name, () => {
     expect(hits).toHaveLength(1);
     expect(hits[0]!.score).toBeGreaterThan(0);
     expect(hits[0]!.score).toBeLessThan(1);
+  });
+  describe('lexical ranking', () => {
+    /** Indexes each text as one chunk of its own source (named by position) and searches. */
+    async function rank(texts: string[], question: string): Promise<string[]> {
+      texts.forEach((text, i) =>
+        index.replaceSource({
+          projectId,
+          source: `s${i}`,
+          kind: 'documents',
+          documents: [{ document: doc(`s${i}`), chunks: [draft(text)] }],
+        }),
+      );
+      const hits = await index.search({ projectId, text: question, topK: 10, mode: 'lexical' });
+      return hits.map((h) => h.source);
+    }
+
+    it('matches a camelCase identifier in body text', async () => {
+      const ranked = await rank(
+        ['Pass enableCors: true to the factory.', 'cors is handled by a plugin'],
+        'enableCors',
+      );
+      expect(ranked).toEqual(['s0']);
+    });
+
+    it('ranks the passage naming a dotted identifier before one with its parts apart', async () => {
+      const ranked = await rank(
+        [
+          'The reply object has many properties; res used to be one of them, the reply knows.',
+          'In v4 reply.res moved to reply.raw.',
+        ],
+        'what happened to reply.res',
+      );
+      expect(ranked[0]).toBe('s1');
+    });
+
+    it('ranks the passage covering more of the question above one repeating a single term', async () => {
+      const ranked = await rank(
+        [
+          'Run only this test: only the test marked only runs, only when asked, only.',
+          'A hook declared in the route options runs for that route only.',
+        ],
+        'hook that only runs for one route',
+      );
+      expect(ranked[0]).toBe('s1');
+    });
+
+    it('weighs a word in prose above the same word in a code sample', async () => {
+      const ranked = await rank(
+        [
+          'Setup:\n\n```nginx\nssl_certificate /etc/cert.pem;\n```',
+          'Setup: the certificate goes in the https option.',
+        ],
+        'certificate',
+      );
+      expect(ranked).toEqual(['s1', 's0']);
+    });
+
+    it('keeps relevance in [0, 1] and the same for the same passage and question', async () => {
+      const text =
+        'Hooks let you listen to specific events in the application or request/response lifecycle.';
+      await rank([text], 'request lifecycle hooks');
+      const again = await index.search({
+        projectId,
+        text: 'request lifecycle hooks',
+        topK: 1,
+        mode: 'lexical',
+      });
+      const first = await index.search({
+        projectId,
+        text: 'request lifecycle hooks',
+        topK: 1,
+        mode: 'lexical',
+      });
+      expect(first[0]!.score).toBeGreaterThan(0);
+      expect(first[0]!.score).toBeLessThan(1);
+      expect(again[0]!.score).toBe(first[0]!.score);
+    });
+  });
+
+  it('rebuilds the full-text index from stored chunks in the code-column migration, both ways', async () => {
+    index.replaceSource({
+      projectId,
+      source: 's',
+      kind: 'documents',
+      documents: [
+        {
+          document: doc('s'),
+          chunks: [draft('Prose words.\n\n```js\nconst listenTimeout = 1\n```', 0, ['Server'])],
+        },
+      ],
+    });
+    const runner = ds.createQueryRunner();
+    try {
+      const migration = new FtsCodeColumn1733100000000();
+      await migration.down(runner);
+      const columns = () =>
+        rawDatabase(ds).prepare('SELECT * FROM pragma_table_info(?)').all('chunks_fts').length;
+      expect(columns()).toBe(3);
+      await migration.up(runner);
+      expect(columns()).toBe(4);
+    } finally {
+      await runner.release();
+    }
+    index = new SqliteChunkIndex(rawDatabase(ds));
+    for (const text of ['listenTimeout', 'prose', 'server']) {
+      expect(await index.search({ projectId, text, topK: 5, mode: 'lexical' })).toHaveLength(1);
+    }
   });
 });
 

@@ -2,8 +2,11 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkDraft, LoadedDocument, Retriever, SearchHit, SearchQuery } from '@kbqa/core';
 import { sha256Hex } from '@kbqa/core';
 import type { SourceKind } from './entities';
-import { matchTerms, prunedMatchExpression } from './fts-query';
+import { ftsInserter } from './fts-document';
+import { matchTerms, prunedMatchExpression, queryStems, termCoverage } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
+import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
+import { SqliteVectorIndex } from './vector-index';
 import { nowTimestamp, withUtcOffset } from './time';
 
 /** One document with the chunks the chunker made of it. */
@@ -37,8 +40,16 @@ const PRUNE_FROM_ROWS = 20_000;
 const COMMON_TERM_SHARE = 0.1;
 const INDEX_SIZE_TTL_MS = 5_000;
 
-/** BM25 column weights: title, heading path, body. */
-const FTS_WEIGHTS = [4.0, 2.5, 1.0] as const;
+/** BM25 column weights: title, heading path, body prose, body code (see FTS_COLUMNS). */
+export const FTS_WEIGHTS = [4.0, 2.5, 1.0, 0.5] as const;
+/**
+ * Lexical candidates re-ranked by query-term coverage, as a multiple of topK: coverage only
+ * reorders passages BM25 already ranks near the top, so a small pool is enough.
+ */
+const RERANK_POOL = 2;
+const MAX_RERANK_POOL = 100;
+/** Score factor of a passage that covers none of the query terms; all of them gives 1. */
+const UNCOVERED_FACTOR = 0.75;
 
 /**
  * The chunk index of one SQLite database: chunk rows, their FTS5 entries and (when an embedder
@@ -46,9 +57,23 @@ const FTS_WEIGHTS = [4.0, 2.5, 1.0] as const;
  */
 export class SqliteChunkIndex implements Retriever {
   private readonly stmt: ReturnType<SqliteChunkIndex['prepare']>;
+  /** The vectors of this database's chunks (embedder binding, pending chunks, kNN). */
+  readonly vectors: SqliteVectorIndex;
+  private readonly hybridDeps: HybridDeps;
 
-  constructor(private readonly db: BetterSqlite3.Database) {
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    vectors?: SqliteVectorIndex,
+  ) {
     this.stmt = this.prepare();
+    this.vectors = vectors ?? new SqliteVectorIndex(db);
+    this.hybridDeps = {
+      db,
+      vectors: this.vectors,
+      lexical: (q) => this.searchLexical(q),
+      ftsWeights: FTS_WEIGHTS,
+      lexicalRelevance,
+    };
   }
 
   private prepare() {
@@ -75,7 +100,7 @@ export class SqliteChunkIndex implements Retriever {
         `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link, content, content_hash)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      insertFts: db.prepare('INSERT INTO chunks_fts (rowid, title, headings, content) VALUES (?, ?, ?, ?)'),
+      insertFts: ftsInserter(db),
       listSources: db.prepare<[number], { id: number; source: string; kind: SourceKind; date_added: string }>(
         'SELECT id, source, kind, date_added FROM sources WHERE project_id = ? ORDER BY id',
       ),
@@ -98,8 +123,11 @@ export class SqliteChunkIndex implements Retriever {
       const now = nowTimestamp();
       const existing = this.stmt.findSource.get(input.projectId, input.source);
       let sourceId: number;
+      // Vectors of chunks whose embedded text is unchanged are carried over, not re-embedded.
+      let carried = new Map<string, Buffer>();
       if (existing) {
         sourceId = existing.id;
+        carried = this.vectors.vectorsBySourceHash(sourceId);
         this.clearSource(sourceId);
         this.stmt.touchSource.run(input.kind, now, sourceId);
       } else {
@@ -138,6 +166,8 @@ export class SqliteChunkIndex implements Retriever {
             ).lastInsertRowid,
           );
           this.stmt.insertFts.run(chunkId, chunk.title, headings, chunk.content);
+          const vector = carried.get(chunk.contentHash);
+          if (vector) this.vectors.restore(chunkId, input.projectId, vector);
           chunkIds.push(chunkId);
         }
       }
@@ -181,14 +211,27 @@ export class SqliteChunkIndex implements Retriever {
     return this.stmt.countChunks.get(projectId)?.n ?? 0;
   }
 
+  /** One entry point for every mode; metadata filters apply inside each search, per project. */
   search(query: SearchQuery): Promise<SearchHit[]> {
-    return Promise.resolve(this.searchLexical(query));
+    try {
+      switch (query.mode) {
+        case 'lexical':
+          return Promise.resolve(this.searchLexical(query));
+        case 'dense':
+          return Promise.resolve(denseSearch(this.hybridDeps, query));
+        case 'hybrid':
+          return Promise.resolve(hybridSearch(this.hybridDeps, query));
+      }
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
   }
 
   /**
-   * BM25 over title, heading path and body. FTS5's bm25() is unbounded, so it is mapped to
-   * [0, 1] with a fixed saturating curve: the same raw score always gives the same relevance,
-   * which keeps scores comparable across queries of a project.
+   * BM25 over title, heading path, body prose and body code, scaled down for passages that
+   * cover few of the query terms (see termCoverage). FTS5's bm25() is unbounded, so the result
+   * is mapped to [0, 1] with a fixed saturating curve: the same raw score and coverage always
+   * give the same relevance, which keeps scores comparable across queries of a project.
    */
   searchLexical(query: SearchQuery): SearchHit[] {
     const terms = matchTerms(query.text);
@@ -205,7 +248,8 @@ export class SqliteChunkIndex implements Retriever {
       WHERE chunks_fts MATCH ? AND c.project_id = ? ${filter.sql ? `AND ${filter.sql}` : ''}
       ORDER BY raw DESC
       LIMIT ?`;
-    const rows = this.db.prepare(sql).all(match, query.projectId, ...filter.params, query.topK) as Array<{
+    const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
+    const rows = this.db.prepare(sql).all(match, query.projectId, ...filter.params, pool) as Array<{
       id: number;
       document_id: number;
       source_id: number;
@@ -216,17 +260,25 @@ export class SqliteChunkIndex implements Retriever {
       link: string;
       raw: number;
     }>;
-    return rows.map((r) => ({
-      chunkId: r.id,
-      documentId: r.document_id,
-      sourceId: r.source_id,
-      source: r.source,
-      content: r.content,
-      title: r.title,
-      headingPath: JSON.parse(r.heading_path) as string[],
-      link: r.link,
-      score: lexicalRelevance(r.raw),
-    }));
+    const stems = queryStems(query.text);
+    return rows
+      .map((r) => {
+        const headingPath = JSON.parse(r.heading_path) as string[];
+        const coverage = termCoverage(stems, `${r.title}\n${headingPath.join('\n')}\n${r.content}`);
+        return {
+          chunkId: r.id,
+          documentId: r.document_id,
+          sourceId: r.source_id,
+          source: r.source,
+          content: r.content,
+          title: r.title,
+          headingPath,
+          link: r.link,
+          score: lexicalRelevance(r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverage)),
+        };
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, query.topK);
   }
 
   private indexSize = { rows: 0, at: 0 };
@@ -247,6 +299,7 @@ export class SqliteChunkIndex implements Retriever {
   }
 
   private clearSource(sourceId: number): void {
+    this.vectors.deleteOfSource(sourceId);
     this.stmt.deleteFtsOfSource.run(sourceId);
     this.stmt.deleteChunksOfSource.run(sourceId);
     this.stmt.deleteDocumentsOfSource.run(sourceId);

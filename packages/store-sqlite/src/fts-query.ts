@@ -1,3 +1,5 @@
+import { porterStem } from './porter-stemmer';
+
 /** Words too common in questions to help ranking. */
 const STOP_WORDS = new Set(
   (
@@ -17,11 +19,57 @@ export function buildMatchExpression(text: string): string | undefined {
   return terms.length > 0 ? terms.join(' OR ') : undefined;
 }
 
-/** The quoted FTS5 terms of a question, stop words dropped unless nothing else is left. */
+const WORD = /[\p{L}\p{N}_]+/gu;
+/** A dotted, slashed or hyphenated name as written in docs: `reply.send`, `HTTP/2`, `fastify-plugin`. */
+const IDENTIFIER = /[\p{L}\p{N}_]+(?:[./-][\p{L}\p{N}_]+)+/gu;
+
+/**
+ * The quoted FTS5 terms of a question, stop words dropped unless nothing else is left. Each
+ * compound identifier is also one phrase term (`"reply res"` for `reply.res`): its parts are
+ * common words, the phrase is rare, so BM25 ranks the passage that names it first.
+ */
 export function matchTerms(text: string): string[] {
-  const terms = (text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).filter((t) => t.length > 0);
+  const lower = text.toLowerCase();
+  const terms = lower.match(WORD) ?? [];
   const meaningful = terms.filter((t) => !STOP_WORDS.has(t));
-  return [...new Set(meaningful.length > 0 ? meaningful : terms)].map((t) => `"${t}"`);
+  const phrases = (lower.match(IDENTIFIER) ?? []).map((id) => id.split(/[./-]+/).join(' '));
+  return [...new Set([...(meaningful.length > 0 ? meaningful : terms), ...phrases])].map((t) => `"${t}"`);
+}
+
+/**
+ * The distinct stems of a question's meaningful words (the ones matchTerms searches for),
+ * split and stemmed as the index tokenizer does, for `termCoverage`.
+ */
+export function queryStems(text: string): string[] {
+  const words = (text.toLowerCase().match(WORD) ?? []).filter((t) => !STOP_WORDS.has(t));
+  return [...new Set(words.flatMap((w) => tokens(w)).map(porterStem))];
+}
+
+/**
+ * Share of the query stems found in a passage, in [0, 1]. BM25 lets one frequent term carry a
+ * passage; a passage that covers more of the question is the better answer (the coordination
+ * factor of classic Lucene scoring). Only words that can stem to a query stem are stemmed.
+ */
+export function termCoverage(stems: readonly string[], passage: string): number {
+  if (stems.length === 0) return 0;
+  const heads = new Set(stems.map((s) => s.slice(0, 2)));
+  const found = new Set<string>();
+  for (const word of tokens(passage.toLowerCase())) {
+    if (!heads.has(word.slice(0, 2))) continue;
+    found.add(porterStem(word));
+    if (found.size >= stems.length && stems.every((s) => found.has(s))) return 1;
+  }
+  return stems.filter((s) => found.has(s)).length / stems.length;
+}
+
+/** Letter/digit runs with diacritics removed, like `unicode61 remove_diacritics 2`. */
+function tokens(lower: string): string[] {
+  return (
+    lower
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /**

@@ -5,3 +5,5 @@ export * from './fts-query';
 export * from './metadata-filter';
 export * from './migrations';
 export * from './time';
+export * from './hybrid';
+export * from './vector-index';

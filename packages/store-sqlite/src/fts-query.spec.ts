@@ -1,0 +1,90 @@
+import { matchTerms, queryStems, termCoverage } from './fts-query';
+import { splitProseAndCode } from './fts-document';
+import Database from 'better-sqlite3';
+import { porterStem } from './porter-stemmer';
+
+describe(matchTerms.name, () => {
+  it('adds each dotted, slashed or hyphenated identifier as one phrase next to its parts', () => {
+    expect(matchTerms('What replaced reply.res?')).toEqual(['"replaced"', '"reply"', '"res"', '"reply res"']);
+    expect(matchTerms('Serve HTTP/2')).toEqual(['"serve"', '"http"', '"2"', '"http 2"']);
+  });
+
+  it('keeps snake_case names whole and drops question words', () => {
+    expect(matchTerms('What does FST_ERR_CTP_BODY_TOO_LARGE mean?')).toEqual([
+      '"fst_err_ctp_body_too_large"',
+      '"mean"',
+    ]);
+  });
+});
+
+describe(queryStems.name, () => {
+  it('stems the meaningful words as the porter tokenizer does', () => {
+    expect(queryStems('How do I register plugins with prefixes?')).toEqual(['regist', 'plugin', 'prefix']);
+  });
+});
+
+describe(termCoverage.name, () => {
+  it('is the share of query stems present in the passage, whatever their form', () => {
+    const stems = queryStems('registering plugins with a prefix');
+    expect(termCoverage(stems, 'Each plugin is registered under a Prefix.')).toBe(1);
+    expect(termCoverage(stems, 'Plugins can be nested.')).toBeCloseTo(1 / 3);
+    expect(termCoverage(stems, 'Nothing relevant.')).toBe(0);
+    expect(termCoverage([], 'anything')).toBe(0);
+  });
+});
+
+describe(porterStem.name, () => {
+  it('reduces words like the Porter algorithm', () => {
+    const cases: Record<string, string> = {
+      caresses: 'caress',
+      ponies: 'poni',
+      agreed: 'agre',
+      hopping: 'hop',
+      filing: 'file',
+      happy: 'happi',
+      relational: 'relat',
+      electrical: 'electr',
+      adjustment: 'adjust',
+      controlling: 'control',
+      generalization: 'gener',
+      routes: 'rout',
+      at: 'at',
+      v4: 'v4',
+    };
+    for (const [word, stem] of Object.entries(cases)) expect(porterStem(word)).toBe(stem);
+  });
+
+  it('agrees with the FTS5 porter tokenizer', () => {
+    const words = (
+      'abilities abolish actually agreement allowed applying authentication autocompletion believable ' +
+      'breaking callbacks conditional decorators decorating encapsulation encapsulated generously ' +
+      'hopefulness initialization listening loggers multiply nodejs operational parsing proceeding ' +
+      'replied schemas sensibility serialization serverless successfully triggered validity yielding'
+    ).split(' ');
+    const db = new Database(':memory:');
+    try {
+      db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter ascii');
+               CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');`);
+      const insert = db.prepare('INSERT INTO t (rowid, x) VALUES (?, ?)');
+      words.forEach((w, i) => insert.run(i + 1, w));
+      const stems = (db.prepare('SELECT term FROM v').all() as { term: string }[]).map((r) => r.term);
+      expect(new Set(words.map(porterStem))).toEqual(new Set(stems));
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe(splitProseAndCode.name, () => {
+  it('moves fenced code, fences included, out of the prose', () => {
+    const body = splitProseAndCode(
+      'Intro.\n\n```js\nconst a = 1\n```\n\nAfter.\n\n~~~~\n``` not a close\n~~~~',
+    );
+    expect(body.prose).toBe('Intro.\n\n\nAfter.\n');
+    expect(body.code).toBe('```js\nconst a = 1\n```\n~~~~\n``` not a close\n~~~~');
+  });
+
+  it('runs an unclosed fence to the end', () => {
+    expect(splitProseAndCode('Text\n```\ncode').code).toBe('```\ncode');
+  });
+});

@@ -1,0 +1,147 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { SearchHit, SearchQuery } from '@kbqa/core';
+import { KbqaError } from '@kbqa/core';
+import { buildMatchExpression } from './fts-query';
+import type { SqliteVectorIndex } from './vector-index';
+
+/**
+ * Hybrid score = LEXICAL_WEIGHT · lexical relevance + (1 − LEXICAL_WEIGHT) · dense relevance, a
+ * fixed convex combination of two absolute scores in [0, 1] (BM25 through lexicalRelevance's
+ * fixed curve, cosine similarity clamped to [0, 1]). Unlike rank fusion (RRF), the same chunk and
+ * question always get the same score whatever else is in the index, so a score threshold keeps its
+ * meaning across queries; a chunk matching both ways outranks one matching only one way.
+ */
+export const LEXICAL_WEIGHT = 0.5;
+/** Candidates taken from each side, per wanted result, before fusion. */
+const POOL_FACTOR = 2;
+const MIN_POOL = 20;
+
+interface HitRow {
+  id: number;
+  document_id: number;
+  source_id: number;
+  source: string;
+  content: string;
+  title: string;
+  heading_path: string;
+  link: string;
+}
+
+export interface HybridDeps {
+  db: BetterSqlite3.Database;
+  vectors: SqliteVectorIndex;
+  /** Lexical search of the chunk index (candidate generation). */
+  lexical: (query: SearchQuery) => SearchHit[];
+  /** BM25 column weights of chunks_fts, as the lexical search uses them. */
+  ftsWeights: readonly number[];
+  /** Raw BM25 to [0, 1], as the lexical search maps it. */
+  lexicalRelevance: (raw: number) => number;
+}
+
+/** Vector kNN over one project, metadata filters applied inside the search. */
+export function denseSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
+  const vector = requireVector(query);
+  const nearest = deps.vectors.nearest({
+    projectId: query.projectId,
+    vector,
+    k: query.topK,
+    filters: query.filters,
+  });
+  return hydrate(
+    deps.db,
+    nearest.map((n) => ({ chunkId: n.chunkId, score: n.similarity })),
+  );
+}
+
+/**
+ * Lexical and dense candidates (both filtered inside their searches), each rescored on the other
+ * side so every candidate has both relevances, fused with {@link LEXICAL_WEIGHT}. Without a query
+ * vector it is the lexical search.
+ */
+export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
+  if (!query.vector) return deps.lexical(query);
+  const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
+  const lexicalHits = deps.lexical({ ...query, topK: pool });
+  // Lexical candidates get exact dense scores below, so the dense side only needs its own top
+  // k: a larger k makes sqlite-vec's kNN slower (bench/retrieval/latency.js).
+  const denseHits = deps.vectors.nearest({
+    projectId: query.projectId,
+    vector: query.vector,
+    k: query.topK,
+    filters: query.filters,
+  });
+  const ids = new Set([...lexicalHits.map((h) => h.chunkId), ...denseHits.map((h) => h.chunkId)]);
+  const dense = new Map<number, number>(denseHits.map((h) => [h.chunkId, h.similarity]));
+  const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);
+  for (const [id, s] of deps.vectors.similarities(query.vector, lexicalOnly)) dense.set(id, s);
+  const lexical = new Map<number, number>(lexicalHits.map((h) => [h.chunkId, h.score]));
+  const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
+  for (const [id, s] of lexicalScores(deps, query.text, denseOnly)) lexical.set(id, s);
+
+  const fused = [...ids]
+    .map((chunkId) => ({
+      chunkId,
+      score: LEXICAL_WEIGHT * (lexical.get(chunkId) ?? 0) + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0),
+    }))
+    .sort((a, b) => b.score - a.score || a.chunkId - b.chunkId)
+    .slice(0, query.topK);
+  return hydrate(deps.db, fused);
+}
+
+/**
+ * Lexical relevance of dense candidates the lexical top list missed: their own BM25 with every
+ * query term OR-ed (0 when no term matches), not a guess from rank. One statement for all ids,
+ * because FTS5 recomputes bm25's term statistics per statement. The lexical search may prune
+ * common terms or re-rank by term coverage on large indexes, so these can differ slightly from
+ * the score it would give the same chunk.
+ */
+function lexicalScores(deps: HybridDeps, text: string, chunkIds: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  const match = buildMatchExpression(text);
+  if (!match || chunkIds.length === 0) return out;
+  const rows = deps.db
+    .prepare<[string, string], { rowid: number; raw: number }>(
+      `SELECT rowid, -bm25(chunks_fts, ${deps.ftsWeights.join(', ')}) AS raw FROM chunks_fts
+       WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+    )
+    .all(match, JSON.stringify(chunkIds));
+  for (const r of rows) out.set(r.rowid, deps.lexicalRelevance(r.raw));
+  return out;
+}
+
+function requireVector(query: SearchQuery): Float32Array {
+  if (!query.vector) {
+    throw new KbqaError('BAD_REQUEST', 'Dense search needs a query vector (SearchQuery.vector)');
+  }
+  return query.vector;
+}
+
+/** Chunk rows for scored ids, in the given order. */
+function hydrate(db: BetterSqlite3.Database, scored: Array<{ chunkId: number; score: number }>): SearchHit[] {
+  if (scored.length === 0) return [];
+  const rows = db
+    .prepare<[string], HitRow>(
+      `SELECT c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link
+       FROM chunks c JOIN sources s ON s.id = c.source_id
+       WHERE c.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(scored.map((s) => s.chunkId)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const hits: SearchHit[] = [];
+  for (const { chunkId, score } of scored) {
+    const r = byId.get(chunkId);
+    if (!r) continue;
+    hits.push({
+      chunkId,
+      documentId: r.document_id,
+      sourceId: r.source_id,
+      source: r.source,
+      content: r.content,
+      title: r.title,
+      headingPath: JSON.parse(r.heading_path) as string[],
+      link: r.link,
+      score,
+    });
+  }
+  return hits;
+}

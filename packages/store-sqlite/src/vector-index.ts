@@ -1,0 +1,498 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { MetadataCondition } from '@kbqa/core';
+import { KbqaError } from '@kbqa/core';
+import { metadataWhereSql } from './metadata-filter';
+
+/**
+ * The text embedded for a chunk: title, heading path and content on their own lines. Same format
+ * as `embeddingText` in @kbqa/chunker, whose sha256 is the chunk's content_hash, so an unchanged
+ * content_hash means an unchanged embedding input.
+ */
+export function embeddingText(c: { title: string; headingPath: string[]; content: string }): string {
+  return `${c.title}\n${c.headingPath.join(' > ')}\n${c.content}`;
+}
+
+export interface PendingChunk {
+  chunkId: number;
+  projectId: number;
+  text: string;
+}
+
+export interface NearestQuery {
+  projectId: number;
+  vector: Float32Array;
+  k: number;
+  filters?: MetadataCondition[];
+}
+
+export interface NearestHit {
+  chunkId: number;
+  /** Cosine similarity clamped to [0, 1]. */
+  similarity: number;
+}
+
+/** Search strategy thresholds; the defaults come from bench/retrieval/latency.js. */
+export interface VectorSearchTuning {
+  /** Candidate sets up to this many vectors are scored exactly (no quantization). */
+  exactUpTo?: number;
+  /** A filter matching less than this share of a project's vectors is scored exactly. */
+  knnFromShare?: number;
+}
+
+const META_ID = 'embedder_id';
+const META_DIMENSION = 'dimension';
+
+/**
+ * Below this many candidate vectors (a small project, or a selective filter) every candidate is
+ * scored exactly; a float scan costs about 1 µs per vector without SIMD, ~20 ms here.
+ */
+const EXACT_UP_TO = 20_000;
+/**
+ * A filter matching less than this share of a project is scored exactly: the quantized kNN would
+ * need k ≈ wanted / share candidates, and sqlite-vec's kNN cost grows with k (bench/retrieval).
+ */
+const KNN_FROM_SHARE = 0.35;
+/** Binary-quantized candidates fetched per wanted result before exact float rescoring. */
+const OVERSAMPLE = 10;
+const MIN_CANDIDATES = 100;
+/** sqlite-vec's largest k. */
+const MAX_K = 4096;
+const COUNT_TTL_MS = 5_000;
+
+/**
+ * Chunk vectors of one database. Full-precision float32 vectors live in `chunk_vectors` (exact
+ * scoring and rescoring); a sqlite-vec `vec0` table of their binary quantization, partitioned by
+ * project, serves kNN (bench/retrieval/latency.js chose this layout: float brute force is too slow
+ * at 1M chunks without SIMD, bit[] + rescoring keeps recall@10 high). The embedder that made the
+ * vectors is recorded in `index_meta`, and `chunks.embedded_with` marks each embedded chunk.
+ */
+export class SqliteVectorIndex {
+  private readonly stmt: ReturnType<SqliteVectorIndex['prepare']>;
+  private projectSize = new Map<number, { n: number; documents: number; at: number }>();
+  private bitsStmt: BitsStatements | undefined;
+
+  private readonly exactUpTo: number;
+  private readonly knnFromShare: number;
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    tuning: VectorSearchTuning = {},
+  ) {
+    this.stmt = this.prepare();
+    this.exactUpTo = tuning.exactUpTo ?? EXACT_UP_TO;
+    this.knnFromShare = tuning.knnFromShare ?? KNN_FROM_SHARE;
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      getMeta: db.prepare<[string], { value: string }>('SELECT value FROM index_meta WHERE key = ?'),
+      setMeta: db.prepare(
+        'INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
+      countPendingAll: db.prepare<[], { n: number }>(
+        'SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL',
+      ),
+      countPending: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM chunks WHERE embedded_with IS NULL AND project_id = ?',
+      ),
+      pendingAll: db.prepare<[number, number], PendingRow>(
+        `SELECT id, project_id, title, heading_path, content FROM chunks
+         WHERE embedded_with IS NULL AND id > ? ORDER BY id LIMIT ?`,
+      ),
+      pending: db.prepare<[number, number, number], PendingRow>(
+        `SELECT id, project_id, title, heading_path, content FROM chunks
+         WHERE embedded_with IS NULL AND project_id = ? AND id > ? ORDER BY id LIMIT ?`,
+      ),
+      chunkProject: db.prepare<[number], { project_id: number }>(
+        'SELECT project_id FROM chunks WHERE id = ?',
+      ),
+      upsertVector: db.prepare('INSERT OR REPLACE INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
+      markEmbedded: db.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?'),
+      countVectorsAll: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunk_vectors'),
+      countVectors: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id WHERE c.project_id = ?',
+      ),
+      deleteVectorsOfSource: db.prepare(
+        'DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE source_id = ?)',
+      ),
+      vectorsOfSource: db.prepare<[number, string], { content_hash: string; embedding: Buffer }>(
+        `SELECT c.content_hash, v.embedding FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
+         WHERE c.source_id = ? AND c.embedded_with = ?`,
+      ),
+      countProjectVectors: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM chunks WHERE project_id = ? AND embedded_with IS NOT NULL',
+      ),
+      countProjectDocuments: db.prepare<[number], { n: number }>(
+        'SELECT count(*) AS n FROM documents WHERE project_id = ?',
+      ),
+      similarities: db.prepare<[Buffer, string], { chunk_id: number; d: number }>(
+        `SELECT chunk_id, vec_distance_cosine(embedding, ?) AS d FROM chunk_vectors
+         WHERE chunk_id IN (SELECT value FROM json_each(?))`,
+      ),
+      exactProject: db.prepare<[Buffer, number, number], { chunk_id: number; d: number }>(
+        `SELECT v.chunk_id, vec_distance_cosine(v.embedding, ?) AS d
+         FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
+         WHERE c.project_id = ? ORDER BY d LIMIT ?`,
+      ),
+    };
+  }
+
+  /** The embedder the stored vectors were made with, if one was ever attached. */
+  meta(): { embedderId: string; dimension: number } | undefined {
+    const id = this.stmt.getMeta.get(META_ID)?.value;
+    const dimension = this.stmt.getMeta.get(META_DIMENSION)?.value;
+    if (id === undefined || dimension === undefined) return undefined;
+    return { embedderId: id, dimension: Number(dimension) };
+  }
+
+  /**
+   * Binds the index to an embedder. The first call records it and creates the vector tables; the
+   * same embedder again is a no-op; a different one throws INDEX_MISMATCH, because vectors of two
+   * models must never be compared.
+   */
+  attach(embedderId: string, dimension: number): void {
+    assertDimension(dimension);
+    this.db.transaction(() => {
+      const old = this.meta();
+      if (!old) {
+        this.recordMeta(embedderId, dimension);
+        this.createTables(dimension);
+        return;
+      }
+      if (old.embedderId === embedderId && old.dimension === dimension) {
+        this.createTables(dimension);
+        return;
+      }
+      throw new KbqaError(
+        'INDEX_MISMATCH',
+        `The index was built with embedding model ${old.embedderId} (${old.dimension} dimensions) but ` +
+          `${embedderId} (${dimension}) is configured; run \`pnpm kbqa reindex\` to re-embed every chunk ` +
+          'with the configured model, or configure the model the index was built with.',
+      );
+    })();
+  }
+
+  /** Drops every vector and binds the index to a new embedder (`kbqa reindex`). */
+  reset(embedderId: string, dimension: number): void {
+    assertDimension(dimension);
+    this.db.transaction(() => {
+      this.bitsStmt = undefined;
+      this.db.exec('DROP TABLE IF EXISTS chunk_vectors_bits');
+      this.db.exec('DELETE FROM chunk_vectors');
+      this.db.exec('UPDATE chunks SET embedded_with = NULL WHERE embedded_with IS NOT NULL');
+      this.recordMeta(embedderId, dimension);
+      this.createTables(dimension);
+    })();
+    this.projectSize.clear();
+  }
+
+  /** Chunks not embedded yet, of one project or all. */
+  countPending(projectId?: number): number {
+    const row =
+      projectId === undefined ? this.stmt.countPendingAll.get() : this.stmt.countPending.get(projectId);
+    return row?.n ?? 0;
+  }
+
+  /** The next chunks to embed after `afterId`, ordered by id, with the text to embed. */
+  pending(limit: number, afterId: number, projectId?: number): PendingChunk[] {
+    const rows =
+      projectId === undefined
+        ? this.stmt.pendingAll.all(afterId, limit)
+        : this.stmt.pending.all(projectId, afterId, limit);
+    return rows.map((r) => ({
+      chunkId: r.id,
+      projectId: r.project_id,
+      text: embeddingText({
+        title: r.title,
+        headingPath: JSON.parse(r.heading_path) as string[],
+        content: r.content,
+      }),
+    }));
+  }
+
+  /**
+   * Stores vectors in one transaction and marks their chunks embedded with the attached embedder.
+   * Chunks deleted since they were read from `pending` are skipped.
+   */
+  store(rows: Array<{ chunkId: number; vector: Float32Array }>): void {
+    this.db.transaction(() => {
+      const meta = this.requireMeta();
+      for (const { chunkId, vector } of rows) {
+        if (vector.length !== meta.dimension) {
+          throw new KbqaError(
+            'BAD_REQUEST',
+            `Vector of chunk ${chunkId} has ${vector.length} dimensions; the index expects ${meta.dimension}`,
+          );
+        }
+        const chunk = this.stmt.chunkProject.get(chunkId);
+        if (!chunk) continue;
+        this.write(chunkId, chunk.project_id, vectorBlob(vector), meta.embedderId);
+      }
+    })();
+  }
+
+  /** Stored vectors, of one project or all. */
+  countVectors(projectId?: number): number {
+    const row =
+      projectId === undefined ? this.stmt.countVectorsAll.get() : this.stmt.countVectors.get(projectId);
+    return row?.n ?? 0;
+  }
+
+  /**
+   * Vectors of a source's chunks made with the attached embedder, by content hash; read before the
+   * source is replaced so unchanged chunks keep their vectors.
+   */
+  vectorsBySourceHash(sourceId: number): Map<string, Buffer> {
+    const meta = this.meta();
+    const out = new Map<string, Buffer>();
+    if (!meta) return out;
+    for (const r of this.stmt.vectorsOfSource.iterate(sourceId, meta.embedderId))
+      out.set(r.content_hash, r.embedding);
+    return out;
+  }
+
+  /** Stores a carried-over vector for a new chunk row (inside the caller's transaction). */
+  restore(chunkId: number, projectId: number, embedding: Buffer): void {
+    const meta = this.meta();
+    if (!meta) return;
+    this.write(chunkId, projectId, embedding, meta.embedderId);
+  }
+
+  /** Deletes the vectors of a source's chunks; call inside the transaction deleting the chunks. */
+  deleteOfSource(sourceId: number): void {
+    this.bits()?.deleteOfSource.run(sourceId);
+    this.stmt.deleteVectorsOfSource.run(sourceId);
+  }
+
+  /** Exact cosine similarities of the given chunks to a vector (chunks without one are absent). */
+  similarities(vector: Float32Array, chunkIds: number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (chunkIds.length === 0) return out;
+    for (const r of this.stmt.similarities.all(vectorBlob(vector), JSON.stringify(chunkIds))) {
+      out.set(r.chunk_id, similarity(r.d));
+    }
+    return out;
+  }
+
+  /**
+   * The k chunks of a project nearest to a vector, filters applied inside the search: small
+   * candidate sets (small project, selective filter) are scored exactly; large ones go through the
+   * binary-quantized kNN with exact rescoring, widened until k filtered results are found.
+   */
+  nearest(query: NearestQuery): NearestHit[] {
+    const meta = this.meta();
+    const bits = this.bits();
+    if (!meta || !bits) {
+      throw new KbqaError(
+        'INDEX_MISMATCH',
+        'Dense search needs vectors, but no embedding model is attached to the index; configure one and let the chunks be embedded',
+      );
+    }
+    if (query.vector.length !== meta.dimension) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `The query vector has ${query.vector.length} dimensions; the index holds ${meta.dimension}-dimension vectors of ${meta.embedderId}`,
+      );
+    }
+    if (query.k <= 0) return [];
+    const q = vectorBlob(query.vector);
+    const total = this.projectVectors(query.projectId);
+    const filter = metadataWhereSql(query.filters ?? [], 'd.metadata');
+    if (!filter.sql) {
+      if (total <= this.exactUpTo)
+        return this.toHits(this.stmt.exactProject.all(q, query.projectId, query.k));
+      return this.knn(bits, q, query, total, undefined);
+    }
+    // Estimated from documents only (no chunk join): it only picks the strategy.
+    const share =
+      this.countFiltered(query.projectId, filter.sql, filter.params) /
+      Math.max(1, this.projectDocuments(query.projectId));
+    const matching = share * total;
+    if (matching <= this.exactUpTo || matching < total * this.knnFromShare) {
+      return this.exactFiltered(q, query, filter.sql, filter.params);
+    }
+    return this.knn(bits, q, query, total, { ...filter, share: Math.max(share, 0.01) });
+  }
+
+  private knn(
+    bits: BitsStatements,
+    q: Buffer,
+    query: NearestQuery,
+    total: number,
+    filter: { sql: string; params: Array<string | number>; share: number } | undefined,
+  ): NearestHit[] {
+    const share = filter?.share ?? 1;
+    let k = Math.min(MAX_K, Math.max(MIN_CANDIDATES, Math.ceil((query.k * OVERSAMPLE) / share)));
+    for (;;) {
+      const ids = bits.knn.all(q, k, BigInt(query.projectId)).map((r) => r.rowid);
+      const rows = filter
+        ? this.db
+            .prepare(
+              `SELECT v.chunk_id, vec_distance_cosine(v.embedding, ?) AS d
+               FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id
+               WHERE v.chunk_id IN (SELECT value FROM json_each(?)) AND ${filter.sql}
+               ORDER BY d LIMIT ?`,
+            )
+            .all(q, JSON.stringify(ids), ...filter.params, query.k)
+        : this.db
+            .prepare(
+              `SELECT chunk_id, vec_distance_cosine(embedding, ?) AS d FROM chunk_vectors
+               WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY d LIMIT ?`,
+            )
+            .all(q, JSON.stringify(ids), query.k);
+      const hits = rows as Array<{ chunk_id: number; d: number }>;
+      // Enough results, or the kNN already returned every vector of the project.
+      if (hits.length >= query.k || ids.length < k || k >= total) return this.toHits(hits);
+      if (k >= MAX_K) {
+        if (!filter) return this.toHits(hits);
+        return this.exactFiltered(q, query, filter.sql, filter.params);
+      }
+      k = Math.min(MAX_K, k * 4);
+    }
+  }
+
+  private exactFiltered(
+    q: Buffer,
+    query: NearestQuery,
+    sql: string,
+    params: Array<string | number>,
+  ): NearestHit[] {
+    const rows = this.db
+      .prepare(
+        `SELECT v.chunk_id, vec_distance_cosine(v.embedding, ?) AS d
+         FROM documents d JOIN chunks c ON c.document_id = d.id JOIN chunk_vectors v ON v.chunk_id = c.id
+         WHERE d.project_id = ? AND ${sql}
+         ORDER BY d LIMIT ?`,
+      )
+      .all(q, query.projectId, ...params, query.k) as Array<{ chunk_id: number; d: number }>;
+    return this.toHits(rows);
+  }
+
+  private countFiltered(projectId: number, sql: string, params: Array<string | number>): number {
+    const row = this.db
+      .prepare(`SELECT count(*) AS n FROM documents d WHERE d.project_id = ? AND ${sql}`)
+      .get(projectId, ...params) as { n: number } | undefined;
+    return row?.n ?? 0;
+  }
+
+  /** Embedded chunks of a project, cached briefly: it only picks the search strategy. */
+  private projectVectors(projectId: number): number {
+    return this.projectCounts(projectId).n;
+  }
+
+  private projectDocuments(projectId: number): number {
+    return this.projectCounts(projectId).documents;
+  }
+
+  private projectCounts(projectId: number): { n: number; documents: number } {
+    const now = Date.now();
+    const cached = this.projectSize.get(projectId);
+    if (cached && now - cached.at < COUNT_TTL_MS) return cached;
+    const counts = {
+      n: this.stmt.countProjectVectors.get(projectId)?.n ?? 0,
+      documents: this.stmt.countProjectDocuments.get(projectId)?.n ?? 0,
+      at: now,
+    };
+    this.projectSize.set(projectId, counts);
+    return counts;
+  }
+
+  private toHits(rows: Array<{ chunk_id: number; d: number }>): NearestHit[] {
+    return rows.map((r) => ({ chunkId: r.chunk_id, similarity: similarity(r.d) }));
+  }
+
+  private write(chunkId: number, projectId: number, embedding: Buffer, embedderId: string): void {
+    const bits = this.bits();
+    if (!bits) throw new KbqaError('INTERNAL', 'The vector tables are missing; attach an embedder first');
+    this.stmt.upsertVector.run(chunkId, embedding);
+    // vec0 has no upsert. Integer keys are bound as BigInt: better-sqlite3 binds numbers as REAL,
+    // which a vec0 integer partition key rejects.
+    bits.delete.run(BigInt(chunkId));
+    bits.insert.run(BigInt(chunkId), BigInt(projectId), embedding);
+    this.stmt.markEmbedded.run(embedderId, chunkId);
+  }
+
+  private requireMeta(): { embedderId: string; dimension: number } {
+    const meta = this.meta();
+    if (!meta) {
+      throw new KbqaError(
+        'INDEX_MISMATCH',
+        'No embedding model is attached to the index; call attach() first',
+      );
+    }
+    if (!this.bits()) this.createTables(meta.dimension);
+    return meta;
+  }
+
+  private recordMeta(embedderId: string, dimension: number): void {
+    this.stmt.setMeta.run(META_ID, embedderId);
+    this.stmt.setMeta.run(META_DIMENSION, String(dimension));
+  }
+
+  private createTables(dimension: number): void {
+    this.db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS chunk_vectors_bits USING vec0(
+        project_id integer partition key,
+        embedding bit[${dimension}])`,
+    );
+  }
+
+  /** Statements over the vec0 table, once it exists (it is created by attach). */
+  private bits(): BitsStatements | undefined {
+    if (this.bitsStmt) return this.bitsStmt;
+    const exists = this.db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunk_vectors_bits'")
+      .get();
+    if (!exists) return undefined;
+    const db = this.db;
+    this.bitsStmt = {
+      insert: db.prepare<[bigint, bigint, Buffer]>(
+        'INSERT INTO chunk_vectors_bits (rowid, project_id, embedding) VALUES (?, ?, vec_quantize_binary(?))',
+      ),
+      delete: db.prepare<[bigint]>('DELETE FROM chunk_vectors_bits WHERE rowid = ?'),
+      deleteOfSource: db.prepare<[number]>(
+        'DELETE FROM chunk_vectors_bits WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)',
+      ),
+      knn: db.prepare<[Buffer, number, bigint], { rowid: number }>(
+        `SELECT rowid FROM chunk_vectors_bits
+         WHERE embedding MATCH vec_quantize_binary(?) AND k = ? AND project_id = ?`,
+      ),
+    };
+    return this.bitsStmt;
+  }
+}
+
+interface BitsStatements {
+  insert: BetterSqlite3.Statement<[bigint, bigint, Buffer]>;
+  delete: BetterSqlite3.Statement<[bigint]>;
+  deleteOfSource: BetterSqlite3.Statement<[number]>;
+  knn: BetterSqlite3.Statement<[Buffer, number, bigint], { rowid: number }>;
+}
+
+interface PendingRow {
+  id: number;
+  project_id: number;
+  title: string;
+  heading_path: string;
+  content: string;
+}
+
+function assertDimension(dimension: number): void {
+  // bit[] columns need a multiple of 8.
+  if (!Number.isInteger(dimension) || dimension <= 0 || dimension % 8 !== 0 || dimension > 8192) {
+    throw new KbqaError(
+      'BAD_REQUEST',
+      `Unsupported embedding dimension ${dimension} (a positive multiple of 8 is needed)`,
+    );
+  }
+}
+
+function vectorBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** Cosine distance (1 - cos) to a similarity in [0, 1]; opposite directions count as unrelated. */
+function similarity(distance: number): number {
+  return Math.min(1, Math.max(0, 1 - distance));
+}

@@ -3,6 +3,7 @@ import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
+import { pullCommand, reindexCommand } from './cli-models';
 import { ProjectsService } from './projects/projects.service';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
@@ -23,6 +24,9 @@ const USAGE = `Usage: pnpm kbqa <command> [--json]
   keys list --project <id>                  list a project's keys (never the secret)
   keys revoke <key-id>                      revoke a key
   worker                                    run ingestion workers only (needs REDIS_URL)
+  models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
+  reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
+                                            after a model change, re-embeds every project
 
 Environment: KBQA_DATA_DIR (default ./data), REDIS_URL, see docs/configuration.md.`;
 
@@ -73,6 +77,11 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     ctx.enableShutdownHooks();
     new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
     return undefined;
+  }
+  if (group === 'models' && action === 'pull') return pullCommand(config, arg, flags.has('json'));
+  if (group === 'reindex') {
+    const project = flags.get('project');
+    return reindexCommand(config, project === undefined ? undefined : intArg(project, '--project'), flags.has('json'));
   }
   return withContext(config, async (ctx) => {
     const projects = ctx.get(ProjectsService);

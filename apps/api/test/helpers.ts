@@ -31,8 +31,12 @@ export interface TestApp {
 }
 
 /** Boots the real AppModule on a fresh data directory (no network, no model). */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kbqa-test-'));
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { dataDir?: string } = {},
+): Promise<TestApp> {
+  // A given data directory belongs to the caller and outlives the app (restart tests).
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kbqa-test-'));
   const config = loadConfig({ KBQA_DATA_DIR: dataDir, KBQA_EMBED_MODEL: 'none', ...env }, dataDir);
   const app = await createApp(config, { logger: false });
   const http = app.getHttpServer() as App;
@@ -68,7 +72,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     },
     async close() {
       await app.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -20,7 +20,7 @@ export interface AppConfig {
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
   queueConcurrency: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
-  embedding: { model: string; modelsDir: string; offline: boolean };
+  embedding: { model: string; modelsDir: string; offline: boolean; remoteHost: string | undefined };
   llm:
     | { kind: 'extractive' }
     | {
@@ -114,6 +114,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       model: env.KBQA_EMBED_MODEL || 'Xenova/all-MiniLM-L6-v2',
       modelsDir: resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models')),
       offline: bool(env, 'KBQA_OFFLINE', false),
+      remoteHost: env.KBQA_MODEL_HOST || undefined,
     },
     llm,
     web: {

@@ -37,8 +37,14 @@ export interface DocumentsPayload {
 }
 
 const PROGRESS_INTERVAL_MS = 250;
-/** Documents written per transaction on the raw-documents path. */
-const WRITE_BATCH_DOCUMENTS = 100;
+/**
+ * Documents written per transaction on the raw-documents path. Ingestion shares the event loop
+ * with chat: a smaller batch keeps each synchronous write short (a chat waits for at most one),
+ * a larger one makes fewer FTS5 segments. 25 keeps ingestion well above 1,000 documents/s.
+ */
+const WRITE_BATCH_DOCUMENTS = 25;
+/** Longest run of synchronous chunking before other requests get the event loop. */
+const SLICE_MS = 4;
 
 interface TaskStats {
   documents: number;
@@ -142,11 +148,18 @@ export class IngestionRunner implements TaskRunner {
       await this.progress(task.id, { step: 'EMBEDDING', current: done, total });
       await yieldToEventLoop();
     };
+    let sliceStart = performance.now();
     for (const [source, docs] of bySource) {
       signal.throwIfAborted();
       batch.push(await this.prepareSource(task.projectId, source, 'documents', docs, signal));
       batchDocs += docs.length;
-      if (batchDocs >= WRITE_BATCH_DOCUMENTS) await flush();
+      if (batchDocs >= WRITE_BATCH_DOCUMENTS) {
+        await flush();
+        sliceStart = performance.now();
+      } else if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldToEventLoop();
+        sliceStart = performance.now();
+      }
     }
     if (batch.length > 0) await flush();
     return chunkIds;

@@ -1,28 +1,148 @@
-import { Injectable } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import type { Embedder, EmbedderState } from '@kbqa/core';
+import { KbqaError } from '@kbqa/core';
+import { EmbedderHost } from '@kbqa/embedder';
+import { SqliteChunkIndex, type SqliteVectorIndex } from '@kbqa/store-sqlite';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { embedPending } from './embed-pending';
 
 export type RetrievalMode = 'lexical' | 'hybrid';
 
+/** How often a service whose index belongs to another model looks again (after a reindex). */
+const MISMATCH_RECHECK_MS = 5_000;
+
 /**
- * Owns the embedding model: loads it in the background, embeds new chunks and answers which
- * retrieval mode is live. Without a model every method is a no-op and retrieval is lexical.
+ * Owns the embedding model for the process. Start-up never waits for it: the model loads in the
+ * background and retrieval is lexical until it is ready and matches the index; then earlier
+ * chunks are embedded in the background (in processes that run workers) and retrieval is
+ * hybrid. A model that cannot load, or an index built by another model, leaves the service
+ * lexical with one log line saying what to do.
  */
 @Injectable()
-export class EmbeddingService {
+export class EmbeddingService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Embedding');
+  private readonly host: EmbedderHost;
+  private readonly vectors: SqliteVectorIndex;
+  private attached: Embedder | undefined;
+  private mismatch: { embedder: Embedder; checkedAt: number } | undefined;
+  private readonly stopping = new AbortController();
+  private backfill: Promise<void> | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    index: SqliteChunkIndex,
+  ) {
+    this.vectors = index.vectors;
+    this.host = new EmbedderHost({
+      model: config.embedding.model,
+      modelsDir: config.embedding.modelsDir,
+      offline: config.embedding.offline,
+      remoteHost: config.embedding.remoteHost,
+      logger: this.logger,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.host.onReady((embedder) => this.attach(embedder));
+    this.host.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    await this.backfill;
+    await this.host.close();
+  }
+
+  /** The model's state, for /health and logs. */
+  get state(): EmbedderState {
+    return this.host.state;
+  }
+
   retrievalMode(): RetrievalMode {
-    return 'lexical';
+    return this.ready() ? 'hybrid' : 'lexical';
   }
 
-  /** The query vector when a model is ready; undefined means lexical retrieval. */
-  embedQuery(_text: string): Promise<Float32Array | undefined> {
-    return Promise.resolve(undefined);
+  /** Resolves once the model has loaded or failed (tests and benchmarks wait on it). */
+  async settled(): Promise<RetrievalMode> {
+    await this.host.settled();
+    return this.retrievalMode();
   }
 
-  /** Embeds the given chunks when a model is ready (reporting progress); otherwise does nothing. */
-  embedChunks(
-    _chunkIds: number[],
-    _signal: AbortSignal,
-    _progress: (current: number, total: number) => Promise<void>,
+  /** The query vector when hybrid retrieval is live; undefined means lexical retrieval. */
+  async embedQuery(text: string): Promise<Float32Array | undefined> {
+    const embedder = this.ready();
+    if (!embedder) return undefined;
+    try {
+      const [vector] = await embedder.embed([text], 'query');
+      return vector;
+    } catch (error) {
+      this.logger.warn(`query embedding failed, answering lexically: ${KbqaError.from(error).message}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Embeds an ingestion task's chunks (those not carried over from unchanged content) when a
+   * model is ready, reporting progress. Without a model it does nothing: the chunks are found
+   * lexically now and embedded by the backfill once a model is ready.
+   */
+  async embedChunks(
+    chunkIds: number[],
+    signal: AbortSignal,
+    progress: (current: number, total: number) => Promise<void>,
   ): Promise<void> {
-    return Promise.resolve();
+    const embedder = this.ready();
+    if (!embedder || chunkIds.length === 0) return;
+    try {
+      await embedPending(embedder, this.vectors, { chunkIds: new Set(chunkIds), signal, onProgress: progress });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      // The text is indexed already; a failing model must not fail the task. The backfill retries.
+      this.logger.warn(`embedding failed, chunks stay lexical for now: ${KbqaError.from(error).message}`);
+    }
+  }
+
+  private ready(): Embedder | undefined {
+    if (this.attached) return this.attached;
+    if (this.mismatch && Date.now() - this.mismatch.checkedAt > MISMATCH_RECHECK_MS) {
+      const { embedder } = this.mismatch;
+      this.mismatch = undefined;
+      this.attach(embedder, { quiet: true });
+    }
+    return this.attached;
+  }
+
+  private attach(embedder: Embedder, options: { quiet?: boolean } = {}): void {
+    try {
+      this.vectors.attach(embedder.id, embedder.dimension);
+    } catch (error) {
+      const e = KbqaError.from(error);
+      if (e.code !== 'INDEX_MISMATCH') throw e;
+      if (!options.quiet) this.logger.error(`${e.message} Until then, retrieval is lexical.`);
+      this.mismatch = { embedder, checkedAt: Date.now() };
+      return;
+    }
+    this.attached = embedder;
+    if (this.config.runWorkers) this.backfill = this.runBackfill(embedder);
+  }
+
+  /** Embeds chunks stored before the model was ready (or by a process without one). */
+  private async runBackfill(embedder: Embedder): Promise<void> {
+    const pending = this.vectors.countPending();
+    if (pending === 0) return;
+    this.logger.log(`embedding ${pending} earlier chunks in the background`);
+    try {
+      const done = await embedPending(embedder, this.vectors, { signal: this.stopping.signal });
+      this.logger.log(`background embedding finished (${done} chunks)`);
+    } catch (error) {
+      if (this.stopping.signal.aborted) return;
+      this.logger.warn(`background embedding stopped: ${KbqaError.from(error).message}`);
+    }
   }
 }

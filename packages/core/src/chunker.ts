@@ -20,3 +20,12 @@ export const DEFAULT_CHUNKER_OPTIONS: Readonly<ChunkerOptions> = {
 export interface Chunker {
   chunk(document: LoadedDocument): ChunkDraft[];
 }
+
+/**
+ * The exact text that gets embedded for a chunk, and whose sha256 is its `contentHash`: title,
+ * heading path and content on their own lines. The chunker hashes it and the store hands it to
+ * the embedder, so an unchanged hash always means an unchanged embedding input.
+ */
+export function embeddingText(chunk: Pick<ChunkDraft, 'title' | 'headingPath' | 'content'>): string {
+  return `${chunk.title}\n${chunk.headingPath.join(' > ')}\n${chunk.content}`;
+}

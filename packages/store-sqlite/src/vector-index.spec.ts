@@ -1,4 +1,5 @@
 import {
+  embeddingText,
   KbqaError,
   sha256Hex,
   type ChunkDraft,
@@ -9,7 +10,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
 import { SqliteChunkIndex } from './chunk-index';
 import { openDataSource, rawDatabase } from './data-source';
-import { embeddingText, SqliteVectorIndex } from './vector-index';
+import { SqliteVectorIndex } from './vector-index';
 
 const DIM = 16;
 

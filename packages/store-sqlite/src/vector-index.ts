@@ -1,16 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { MetadataCondition } from '@kbqa/core';
-import { KbqaError } from '@kbqa/core';
+import { embeddingText, KbqaError } from '@kbqa/core';
 import { metadataWhereSql } from './metadata-filter';
-
-/**
- * The text embedded for a chunk: title, heading path and content on their own lines. Same format
- * as `embeddingText` in @kbqa/chunker, whose sha256 is the chunk's content_hash, so an unchanged
- * content_hash means an unchanged embedding input.
- */
-export function embeddingText(c: { title: string; headingPath: string[]; content: string }): string {
-  return `${c.title}\n${c.headingPath.join(' > ')}\n${c.content}`;
-}
 
 export interface PendingChunk {
   chunkId: number;

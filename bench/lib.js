@@ -20,7 +20,9 @@ function cli(args, env) {
 
 /** Starts `node dist/main.js` on a free port; resolves with {baseUrl, pid, stop()}. */
 function startServer(env) {
-  const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
+  // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS || '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', KBQA_EMBED_MODEL: 'none', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { pullCommand, reindexCommand } from './cli-models';
+import { showTask } from './cli-tasks';
 import { ProjectsService } from './projects/projects.service';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
@@ -24,6 +25,7 @@ const USAGE = `Usage: pnpm kbqa <command> [--json]
   keys list --project <id>                  list a project's keys (never the secret)
   keys revoke <key-id>                      revoke a key
   worker                                    run ingestion workers only (needs REDIS_URL)
+  tasks show <task-id>                      what an ingestion task did: every URL indexed or skipped, and why
   models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
@@ -148,6 +150,7 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
         json: { keys: rows },
       };
     }
+    if (group === 'tasks' && action === 'show') return showTask(ctx, intArg(arg, 'task id'));
     if (group === 'keys' && action === 'revoke') {
       const k = await projects.revokeKey(intArg(arg, 'key id'));
       return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };

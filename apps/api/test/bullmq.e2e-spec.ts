@@ -40,7 +40,7 @@ describeWithRedis('BullMQ ingestion queue (e2e, real Redis)', () => {
         })
         .expect(200);
       const done = await t.waitForTask(res.body.task_id);
-      expect(done.result).toEqual({ error: '', project_id: p.id, success: true });
+      expect(done.result).toEqual({ error: '', project_id: p.id, success: true, indexed: 1, skipped: 0 });
     } finally {
       await t.close();
     }
@@ -77,7 +77,7 @@ describeWithRedis('BullMQ ingestion queue (e2e, real Redis)', () => {
       const exited = new Promise((r) => worker.once('exit', r));
       try {
         const done = await t.waitForTask(taskId);
-        expect(done.result).toEqual({ error: '', project_id: p.id, success: true });
+        expect(done.result).toEqual({ error: '', project_id: p.id, success: true, indexed: 1, skipped: 0 });
       } finally {
         worker.kill('SIGTERM');
         await exited;

@@ -7,6 +7,7 @@ import {
   type SiteServer,
 } from '@kbqa/html/testing';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
+import { cli } from './process-helpers';
 
 const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
 
@@ -15,11 +16,13 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
   let docusaurus: SiteServer;
   let t: TestApp;
   let p: TestProject;
+  let sitemapPages: number;
 
   beforeAll(async () => {
     const pages = renderDocsSite(CORPUS);
     plain = await startSiteServer({ pages });
     const paths = readCorpus(CORPUS).map((page) => page.path);
+    sitemapPages = paths.length;
     plain.close = plain.close.bind(plain);
     const docPages = renderDocsSite(CORPUS, { flavor: 'docusaurus' });
     docusaurus = await startSiteServer({
@@ -43,14 +46,29 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
   const ingest = async (body: Record<string, unknown>) => {
     const res = await t.post('/v1/ingestData', { api_key: p.serverKey, ...body }).expect(200);
     expect(Number.isInteger(res.body.task_id)).toBe(true);
-    return t.waitForTask(res.body.task_id, 60_000);
+    return { taskId: res.body.task_id as number, ...(await t.waitForTask(res.body.task_id, 60_000)) };
   };
 
   it('crawls a documentation site (the default type) and answers from its pages', async () => {
     const done = await ingest({ url: `${plain.origin}/`, include_paths: ['/docs/reference/*', '/'] });
-    expect(done.result).toEqual({ error: '', project_id: p.id, success: true });
     const sources = await t.post('/v1/getSources', { api_key: p.serverKey }).expect(200);
     const urls = sources.body.map((s: { source: string }) => s.source);
+    expect(done.result).toEqual({
+      error: '',
+      project_id: p.id,
+      success: true,
+      indexed: urls.length,
+      skipped: expect.any(Number),
+    });
+    // Guides are linked from every page but excluded by include_paths.
+    const report = JSON.parse(
+      await cli(['tasks', 'show', String(done.taskId), '--json'], { KBQA_DATA_DIR: t.dataDir }),
+    );
+    expect(report).toMatchObject({ id: done.taskId, status: 'completed', success: true, indexed_count: urls.length });
+    expect([...report.indexed].sort()).toEqual([...urls].sort());
+    expect(report.skipped).toContainEqual({ url: `${plain.origin}/docs/guides/testing`, reason: expect.stringMatching(/exclud|include/i) });
+    expect(report.skipped_count).toBe((done.result as { skipped: number }).skipped);
+    expect(report.skipped_count).toBeGreaterThan(0);
     expect(urls).toContain(`${plain.origin}/docs/reference/hooks`);
     expect(
       urls.every((u: string) => u === `${plain.origin}/` || u.startsWith(`${plain.origin}/docs/reference/`)),
@@ -68,7 +86,7 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
 
   it('ingests one page with type url, and every page of a sitemap with type sitemap', async () => {
     const one = await ingest({ url: `${plain.origin}/docs/guides/testing`, type: 'url' });
-    expect(one.result).toEqual({ error: '', project_id: p.id, success: true });
+    expect(one.result).toEqual({ error: '', project_id: p.id, success: true, indexed: 1, skipped: 0 });
     const sitemapSite = await startSiteServer({
       pages: renderDocsSite(CORPUS),
       handle: (_req, res, path) => {
@@ -92,12 +110,15 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
         error: expect.stringMatching(/refused|not allowed|private/i),
         project_id: p.id,
         success: false,
+        indexed: 0,
+        skipped: 0,
       });
     } finally {
       await sitemapSite.close();
     }
     const allowed = await ingest({ url: `${docusaurus.origin}/sitemap.xml`, type: 'sitemap' });
-    expect(allowed.result).toEqual({ error: '', project_id: p.id, success: true });
+    // Every page the Docusaurus site's sitemap lists.
+    expect(allowed.result).toMatchObject({ error: '', project_id: p.id, success: true, indexed: sitemapPages });
   });
 
   it('ingests a Docusaurus site through its sitemap', async () => {
@@ -106,9 +127,9 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
       .post('/v1/ingestData', { api_key: q.serverKey, url: `${docusaurus.origin}/`, type: 'docusaurus' })
       .expect(200);
     const done = await t.waitForTask(res.body.task_id, 60_000);
-    expect(done.result).toEqual({ error: '', project_id: q.id, success: true });
     const sources = await t.post('/v1/getSources', { api_key: q.serverKey }).expect(200);
     expect(sources.body.length).toBeGreaterThan(30);
+    expect(done.result).toMatchObject({ error: '', project_id: q.id, success: true, indexed: sources.body.length });
   });
 
   it('refuses private addresses that are not allowlisted, in the task result', async () => {
@@ -125,7 +146,7 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
           .post('/v1/ingestData', { api_key: q.serverKey, url, type: 'url' })
           .expect(200);
         const done = await strict.waitForTask(res.body.task_id);
-        expect(done.result).toEqual({ error: expect.any(String), project_id: q.id, success: false });
+        expect(done.result).toMatchObject({ error: expect.any(String), project_id: q.id, success: false, indexed: 0 });
       }
       expect(plain.requests.filter((r) => r.startsWith('/?strict'))).toEqual([]);
     } finally {

@@ -178,7 +178,7 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
       ],
     });
     const done = await t.waitForTask(res.body.task_id);
-    expect(done.result).toEqual({ error: '', project_id: p.id, success: true });
+    expect(done.result).toMatchObject({ error: '', project_id: p.id, success: true, skipped: 0 });
     const rows = await t.query(
       "SELECT c.content FROM chunks c JOIN sources s ON s.id = c.source_id WHERE s.source = 'summarized' AND c.kind = 'summary'",
     );

@@ -161,4 +161,15 @@ export interface TaskIdResponse {
 
 export type IngestionStatusResponse =
   | { status: 'pending' | 'running'; current: number; current_step: string; metadata: string; total: number }
-  | { status: 'completed'; result: { error: string; project_id: number; success: boolean } };
+  | {
+      status: 'completed';
+      result: {
+        error: string;
+        project_id: number;
+        success: boolean;
+        /** Sources (pages, files, documents' sources) indexed by the task. */
+        indexed: number;
+        /** Pages, files or sitemap entries passed over (`kbqa tasks show <id>` says why). */
+        skipped: number;
+      };
+    };

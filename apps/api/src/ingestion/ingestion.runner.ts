@@ -46,12 +46,21 @@ const WRITE_BATCH_DOCUMENTS = 25;
 /** Longest run of synchronous chunking before other requests get the event loop. */
 const SLICE_MS = 4;
 
-interface TaskStats {
+/** What a task did, stored with it for `ingestionStatus` counts and `kbqa tasks show`. */
+export interface TaskStats {
   documents: number;
   chunks: number;
   sources: number;
+  /** Sources (page URLs, file links, labels) indexed, in order; capped at {@link MAX_LISTED}. */
+  indexed: string[];
+  /** Pages, files or sitemap entries passed over, and why; capped at {@link MAX_LISTED}. */
   skipped: Array<{ url: string; reason: string }>;
+  /** Skipped items in all, including those beyond the list's cap. */
+  skippedCount: number;
 }
+
+/** Longest list of indexed or skipped items kept per task (a 10,000-page crawl fits). */
+const MAX_LISTED = 20_000;
 
 /**
  * Runs ingestion tasks: documents → chunker → index → embeddings, with progress in the task
@@ -88,7 +97,7 @@ export class IngestionRunner implements TaskRunner {
       attempts: task.attempts + 1,
       updatedAt: nowTimestamp(),
     });
-    const stats: TaskStats = { documents: 0, chunks: 0, sources: 0, skipped: [] };
+    const stats: TaskStats = { documents: 0, chunks: 0, sources: 0, indexed: [], skipped: [], skippedCount: 0 };
     try {
       const chunkIds =
         task.kind === 'documents'
@@ -181,7 +190,8 @@ export class IngestionRunner implements TaskRunner {
         void this.progress(task.id, { step: 'SCRAPING', ...last });
       },
       skipped: (item: { url: string; reason: string }) => {
-        if (stats.skipped.length < 1000) stats.skipped.push(item);
+        stats.skippedCount += 1;
+        if (stats.skipped.length < MAX_LISTED) stats.skipped.push(item);
       },
     };
     await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
@@ -231,6 +241,7 @@ export class IngestionRunner implements TaskRunner {
         stats.documents += input.documents.length;
         stats.chunks += result.chunkIds.length;
         stats.sources += 1;
+        if (stats.indexed.length < MAX_LISTED) stats.indexed.push(input.source);
       }
     })();
     return chunkIds;

@@ -36,10 +36,11 @@ export interface WebFetcher {
 }
 
 /**
- * Checks that a URL's host resolves only to addresses kbqa may reach; throws
+ * Resolves a URL's host and checks that every address is one kbqa may reach; throws
  * `KbqaError('FETCH_REFUSED')` otherwise. Used by loaders that do not fetch over HTTP
- * themselves (git) to apply the same address policy.
+ * themselves (git), which then connect to exactly these addresses so DNS cannot change its
+ * answer between the check and the connection.
  */
 export interface AddressGuard {
-  assertAllowed(url: URL): Promise<void>;
+  resolve(url: URL, signal?: AbortSignal): Promise<Array<{ address: string; family: 4 | 6 }>>;
 }

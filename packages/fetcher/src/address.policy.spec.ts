@@ -6,7 +6,7 @@ const publicLookup: LookupFn = () => Promise.resolve([{ address: '93.184.216.34'
 
 async function refusal(policy: AddressPolicy, url: string): Promise<KbqaError> {
   try {
-    await policy.assertAllowed(new URL(url));
+    await policy.resolve(new URL(url));
   } catch (error) {
     if (error instanceof KbqaError) return error;
     throw error;
@@ -151,12 +151,12 @@ describe(AddressPolicy.name, () => {
       lookup,
       allowPrivateHosts: ['127.0.0.1:8080', 'docs.internal', '[::1]:3000', 'wiki.internal:80'],
     });
-    await expect(policy.assertAllowed(new URL('http://127.0.0.1:8080/'))).resolves.toBeUndefined();
-    await expect(policy.assertAllowed(new URL('http://127.1:8080/'))).resolves.toBeUndefined();
-    await expect(policy.assertAllowed(new URL('https://docs.internal/a'))).resolves.toBeUndefined();
-    await expect(policy.assertAllowed(new URL('https://docs.internal.:8443/a'))).resolves.toBeUndefined();
-    await expect(policy.assertAllowed(new URL('http://[::1]:3000/'))).resolves.toBeUndefined();
-    await expect(policy.assertAllowed(new URL('http://wiki.internal/'))).resolves.toBeUndefined();
+    await expect(policy.resolve(new URL('http://127.0.0.1:8080/'))).resolves.toBeDefined();
+    await expect(policy.resolve(new URL('http://127.1:8080/'))).resolves.toBeDefined();
+    await expect(policy.resolve(new URL('https://docs.internal/a'))).resolves.toBeDefined();
+    await expect(policy.resolve(new URL('https://docs.internal.:8443/a'))).resolves.toBeDefined();
+    await expect(policy.resolve(new URL('http://[::1]:3000/'))).resolves.toBeDefined();
+    await expect(policy.resolve(new URL('http://wiki.internal/'))).resolves.toBeDefined();
 
     expect((await refusal(policy, 'http://127.0.0.1:8081/')).code).toBe('FETCH_REFUSED');
     expect((await refusal(policy, 'http://127.0.0.1/')).code).toBe('FETCH_REFUSED');

@@ -211,10 +211,6 @@ export class AddressPolicy implements AddressGuard {
     }
     return addresses;
   }
-
-  async assertAllowed(url: URL): Promise<void> {
-    await this.resolve(url);
-  }
 }
 
 function raceLookup<T>(work: Promise<T>, timeoutMs: number, signal?: AbortSignal): Promise<T> {

@@ -12,6 +12,8 @@ export interface CloneOptions {
   /** Used as HOME so no user configuration is read. */
   homeDir: string;
   allowHttp: boolean;
+  /** `host:port:address` pinning git to the checked addresses (see `pinnedResolve`). */
+  resolve?: string;
   timeoutMs: number;
   maxBytes: number;
   signal: AbortSignal;
@@ -20,8 +22,10 @@ export interface CloneOptions {
 }
 
 /** Arguments of the shallow clone; exported so tests can assert the hardening stays in place. */
-export function cloneArgs(url: string, dir: string, allowHttp: boolean): string[] {
+export function cloneArgs(url: string, dir: string, allowHttp: boolean, resolve?: string): string[] {
   return [
+    // Connect where the address guard looked: no second DNS answer (rebinding) between check and use.
+    ...(resolve ? ['-c', `http.curloptResolve=${resolve}`] : []),
     '-c', 'protocol.allow=never',
     '-c', 'protocol.https.allow=always',
     ...(allowHttp ? ['-c', 'protocol.http.allow=always'] : []),
@@ -115,7 +119,7 @@ export function cloneRepository(options: CloneOptions, path: string | undefined)
   const { signal } = options;
   if (signal.aborted) return Promise.reject(new KbqaError('ABORTED', 'the load was cancelled'));
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(options.gitBinary, cloneArgs(options.url, options.dir, options.allowHttp), {
+    const child = spawn(options.gitBinary, cloneArgs(options.url, options.dir, options.allowHttp, options.resolve), {
       env: gitEnv(options.homeDir, path),
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,

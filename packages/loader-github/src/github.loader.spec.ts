@@ -16,9 +16,9 @@ import {
   startGitHttpServer,
   type GitHttpServer,
 } from '../test/git-http-server';
-import { GithubLoader, type GithubLoaderOptions } from './github.loader';
+import { GithubLoader, pinnedResolve, type GithubLoaderOptions } from './github.loader';
 
-const allowAll: AddressGuard = { assertAllowed: () => Promise.resolve() };
+const allowAll: AddressGuard = { resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]) };
 
 async function exists(path: string): Promise<boolean> {
   return access(path).then(
@@ -222,9 +222,9 @@ describe(GithubLoader.name, () => {
     const controller = new AbortController();
     // The guard runs just before git starts; git (behind a 30 s sleep) is still running at the abort.
     const guard: AddressGuard = {
-      assertAllowed: () => {
+      resolve: () => {
         setTimeout(() => controller.abort(), 50);
-        return Promise.resolve();
+        return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
       },
     };
     const { loader, spy, leftovers } = await makeLoader({ guard }, 30);
@@ -278,7 +278,7 @@ describe(GithubLoader.name, () => {
   it('stops before cloning when the address guard refuses the host', async () => {
     const checked: string[] = [];
     const guard: AddressGuard = {
-      assertAllowed: (url) => {
+      resolve: (url) => {
         checked.push(url.href);
         return Promise.reject(new KbqaError('FETCH_REFUSED', 'loopback addresses are not allowed'));
       },
@@ -291,6 +291,31 @@ describe(GithubLoader.name, () => {
     expect(checked).toEqual([`${server.baseUrl}/acme/docs.git`]);
     expect(await exists(spy.log)).toBe(false);
     expect(server.requests.length).toBe(before);
+  });
+
+  it('makes git connect to the address the guard checked, not to a second DNS answer', async () => {
+    // git.kbqa.invalid resolves nowhere (.invalid is reserved): the clone can only succeed if git
+    // uses the guard's answer.
+    const port = new URL(server.baseUrl).port;
+    const base = `http://git.kbqa.invalid:${port}`;
+    const checked: string[] = [];
+    const guard: AddressGuard = {
+      resolve: (url) => {
+        checked.push(url.host);
+        return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+      },
+    };
+    const { loader } = await makeLoader({ guard, baseUrls: [base], gitBinary: 'git' });
+    const { documents } = await load(loader, `${base}/acme/docs`);
+    expect(checked).toEqual([`git.kbqa.invalid:${port}`]);
+    expect(documents.map((d) => d.source)).toContain(`${base}/acme/docs/blob/main/README.md`);
+  });
+
+  it('pins IPv6 answers in brackets and leaves IP literals alone', () => {
+    expect(pinnedResolve(new URL('https://git.example.com/a/b.git'), [{ address: '2001:db8::1', family: 6 }, { address: '93.184.216.34', family: 4 }])).toBe(
+      'git.example.com:443:[2001:db8::1],93.184.216.34',
+    );
+    expect(pinnedResolve(new URL('http://127.0.0.1:8080/a/b.git'), [{ address: '127.0.0.1', family: 4 }])).toBeUndefined();
   });
 
   it('runs git with a hardened command line', async () => {

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { lstat, mkdtemp, open, rm } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
@@ -83,7 +84,8 @@ export class GithubLoader implements SourceLoader {
     const { signal } = context;
     throwIfAborted(signal);
     context.progress({ step: 'CLONING', current: 0, total: 1, message: repo.webUrl });
-    await this.guard.assertAllowed(new URL(repo.cloneUrl));
+    const cloneUrl = new URL(repo.cloneUrl);
+    const pinned = pinnedResolve(cloneUrl, await this.guard.resolve(cloneUrl, signal));
     throwIfAborted(signal);
 
     const work = await mkdtemp(join(this.tempDir, 'kbqa-git-'));
@@ -96,6 +98,7 @@ export class GithubLoader implements SourceLoader {
           dir: checkout,
           homeDir: work,
           allowHttp: repo.cloneUrl.startsWith('http:'),
+          resolve: pinned,
           timeoutMs: this.cloneTimeoutMs,
           maxBytes: this.maxRepoBytes,
           signal,
@@ -161,4 +164,19 @@ export class GithubLoader implements SourceLoader {
       await handle.close();
     }
   }
+}
+
+/**
+ * The `host:port:address[,address]` entry that makes git (libcurl) connect to the addresses the
+ * guard checked instead of resolving the name again; undefined for an IP literal.
+ */
+export function pinnedResolve(
+  url: URL,
+  addresses: Array<{ address: string; family: 4 | 6 }>,
+): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) || addresses.length === 0) return undefined;
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const list = addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',');
+  return `${host}:${port}:${list}`;
 }

@@ -15,11 +15,24 @@ describe(matchTerms.name, () => {
       '"mean"',
     ]);
   });
+
+  it('drops contraction and possessive suffixes instead of searching for their single letters', () => {
+    expect(matchTerms("Why can't I read the client's IP?")).toEqual(['"read"', '"client"', '"ip"']);
+    expect(matchTerms('It doesn\u2019t start; we\u2019ll retry')).toEqual(['"doesn"', '"start"', '"retry"']);
+  });
+
+  it("keeps a quoted word's letters when the quote is not an apostrophe suffix", () => {
+    expect(matchTerms("Set 'type' to 'text'")).toEqual(['"set"', '"type"', '"text"']);
+  });
 });
 
 describe(queryStems.name, () => {
   it('stems the meaningful words as the porter tokenizer does', () => {
     expect(queryStems('How do I register plugins with prefixes?')).toEqual(['regist', 'plugin', 'prefix']);
+  });
+
+  it('leaves contraction and possessive suffixes out of the stems coverage is measured on', () => {
+    expect(queryStems("Why can't the server's hooks run?")).toEqual(['server', 'hook', 'run']);
   });
 });
 

@@ -23,13 +23,25 @@ const WORD = /[\p{L}\p{N}_]+/gu;
 /** A dotted, slashed or hyphenated name as written in docs: `reply.send`, `HTTP/2`, `fastify-plugin`. */
 const IDENTIFIER = /[\p{L}\p{N}_]+(?:[./-][\p{L}\p{N}_]+)+/gu;
 
+/** An apostrophe suffix after a letter: `can't`, `client's`, `you're`, `I'm`, `we'll`, `they've`, `I'd`. */
+const CLITIC = /(\p{L})['\u2019](?:s|t|re|ll|ve|d|m)\b/giu;
+
+/**
+ * Drops contraction and possessive suffixes. Split at the apostrophe they become one-letter
+ * search terms (`t`, `s`) found in nearly every passage, which add noise to BM25 and count
+ * against a passage's term coverage without saying anything about the question.
+ */
+function withoutClitics(text: string): string {
+  return text.replace(CLITIC, '$1');
+}
+
 /**
  * The quoted FTS5 terms of a question, stop words dropped unless nothing else is left. Each
  * compound identifier is also one phrase term (`"reply res"` for `reply.res`): its parts are
  * common words, the phrase is rare, so BM25 ranks the passage that names it first.
  */
 export function matchTerms(text: string): string[] {
-  const lower = text.toLowerCase();
+  const lower = withoutClitics(text).toLowerCase();
   const terms = lower.match(WORD) ?? [];
   const meaningful = terms.filter((t) => !STOP_WORDS.has(t));
   const phrases = (lower.match(IDENTIFIER) ?? []).map((id) => id.split(/[./-]+/).join(' '));
@@ -41,7 +53,7 @@ export function matchTerms(text: string): string[] {
  * split and stemmed as the index tokenizer does, for `termCoverage`.
  */
 export function queryStems(text: string): string[] {
-  const words = (text.toLowerCase().match(WORD) ?? []).filter((t) => !STOP_WORDS.has(t));
+  const words = (withoutClitics(text).toLowerCase().match(WORD) ?? []).filter((t) => !STOP_WORDS.has(t));
   return [...new Set(words.flatMap((w) => tokens(w)).map(porterStem))];
 }
 

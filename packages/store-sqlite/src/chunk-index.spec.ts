@@ -4,6 +4,7 @@ import { SqliteChunkIndex } from './chunk-index';
 import { openDataSource, rawDatabase } from './data-source';
 import { buildMatchExpression, prunedMatchExpression } from './fts-query';
 import { FtsCodeColumn1733100000000 } from './migrations/1733100000000-fts-code-column';
+import { FtsProjectColumn1733200000000 } from './migrations/1733200000000-fts-project-column';
 
 function draft(content: string, ordinal = 0, headingPath: string[] = []): ChunkDraft {
   return {
@@ -202,7 +203,7 @@ describe(SqliteChunkIndex.name, () => {
     });
   });
 
-  it('rebuilds the full-text index from stored chunks in the code-column migration, both ways', async () => {
+  it('rebuilds the full-text index from stored chunks in the FTS migrations, both ways', async () => {
     index.replaceSource({
       projectId,
       source: 's',
@@ -216,13 +217,18 @@ describe(SqliteChunkIndex.name, () => {
     });
     const runner = ds.createQueryRunner();
     try {
-      const migration = new FtsCodeColumn1733100000000();
-      await migration.down(runner);
+      const code = new FtsCodeColumn1733100000000();
+      const project = new FtsProjectColumn1733200000000();
       const columns = () =>
         rawDatabase(ds).prepare('SELECT * FROM pragma_table_info(?)').all('chunks_fts').length;
-      expect(columns()).toBe(3);
-      await migration.up(runner);
+      await project.down(runner);
       expect(columns()).toBe(4);
+      await code.down(runner);
+      expect(columns()).toBe(3);
+      await code.up(runner);
+      expect(columns()).toBe(4);
+      await project.up(runner);
+      expect(columns()).toBe(5);
     } finally {
       await runner.release();
     }
@@ -230,6 +236,36 @@ describe(SqliteChunkIndex.name, () => {
     for (const text of ['listenTimeout', 'prose', 'server']) {
       expect(await index.search({ projectId, text, topK: 5, mode: 'lexical' })).toHaveLength(1);
     }
+  });
+});
+
+describe('lexical search scoped by project inside the index', () => {
+  let ds: DataSource;
+  beforeAll(async () => {
+    ds = await openDataSource({ file: ':memory:' });
+  });
+  afterAll(() => ds.destroy());
+
+  it("returns only the project's chunks, and a word like p1 does not match a whole project", async () => {
+    const db = rawDatabase(ds);
+    const index = new SqliteChunkIndex(db);
+    const ids: number[] = [];
+    for (const name of ['a', 'b']) {
+      ids.push(Number(db.prepare("INSERT INTO projects (name, created_at) VALUES (?, '2026-01-01')").run(name).lastInsertRowid));
+    }
+    const [a, b] = ids as [number, number];
+    for (const projectId of [a, b]) {
+      index.replaceSource({
+        projectId,
+        source: 'same',
+        kind: 'documents',
+        documents: [{ document: doc('same'), chunks: [draft('Hooks run in order.', 0, ['Hooks']), draft('Unrelated text.', 1, ['Other'])] }],
+      });
+    }
+    const hits = await index.search({ projectId: a, text: 'hooks', topK: 10, mode: 'lexical' });
+    expect(hits).toHaveLength(1);
+    expect(index.listSources(a).map((s) => s.id)).toContain(hits[0]!.sourceId);
+    expect(await index.search({ projectId: b, text: `p${a} p${b}`, topK: 10, mode: 'lexical' })).toEqual([]);
   });
 });
 

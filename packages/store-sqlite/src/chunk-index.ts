@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ChunkDraft, LoadedDocument, Retriever, SearchHit, SearchQuery } from '@kbqa/core';
 import { sha256Hex } from '@kbqa/core';
 import type { SourceKind } from './entities';
-import { ftsInserter } from './fts-document';
+import { ftsInserter, projectMatch, textMatch } from './fts-document';
 import { matchTerms, prunedMatchExpression, queryStems, termCoverage } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
@@ -41,7 +41,7 @@ const COMMON_TERM_SHARE = 0.1;
 const INDEX_SIZE_TTL_MS = 5_000;
 
 /** BM25 column weights: title, heading path, body prose, body code (see FTS_COLUMNS). */
-export const FTS_WEIGHTS = [4.0, 2.5, 1.0, 0.5] as const;
+export const FTS_WEIGHTS = [0, 4.0, 2.5, 1.0, 0.5] as const;
 /**
  * Lexical candidates re-ranked by query-term coverage, as a multiple of topK: coverage only
  * reorders passages BM25 already ranks near the top, so a small pool is enough.
@@ -165,7 +165,7 @@ export class SqliteChunkIndex implements Retriever {
               chunk.contentHash,
             ).lastInsertRowid,
           );
-          this.stmt.insertFts.run(chunkId, chunk.title, headings, chunk.content);
+          this.stmt.insertFts.run(chunkId, input.projectId, chunk.title, headings, chunk.content);
           const vector = carried.get(chunk.contentHash);
           if (vector) this.vectors.restore(chunkId, input.projectId, vector);
           chunkIds.push(chunkId);
@@ -238,18 +238,24 @@ export class SqliteChunkIndex implements Retriever {
     if (terms.length === 0) return [];
     const match = this.matchExpression(terms);
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata');
+    // Rank inside FTS5 first (scoped to the project by its token), then read the stored fields
+    // of the few rows kept, instead of joining every match to chunks and sources.
     const sql = `
-      SELECT c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link,
-             -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS raw
-      FROM chunks_fts
-      JOIN chunks c ON c.id = chunks_fts.rowid
-      JOIN sources s ON s.id = c.source_id
-      ${filter.sql ? 'JOIN documents d ON d.id = c.document_id' : ''}
-      WHERE chunks_fts MATCH ? AND c.project_id = ? ${filter.sql ? `AND ${filter.sql}` : ''}
-      ORDER BY raw DESC
-      LIMIT ?`;
+      WITH top AS (
+        SELECT chunks_fts.rowid AS id, -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS raw
+        FROM chunks_fts
+        ${filter.sql ? 'JOIN chunks fc ON fc.id = chunks_fts.rowid JOIN documents d ON d.id = fc.document_id' : ''}
+        WHERE chunks_fts MATCH ? ${filter.sql ? `AND ${filter.sql}` : ''}
+        ORDER BY raw DESC
+        LIMIT ?)
+      SELECT c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link, top.raw
+      FROM top
+      JOIN chunks c ON c.id = top.id
+      JOIN sources s ON s.id = c.source_id`;
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
-    const rows = this.db.prepare(sql).all(match, query.projectId, ...filter.params, pool) as Array<{
+    const rows = this.db
+      .prepare(sql)
+      .all(projectMatch(query.projectId, match), ...filter.params, pool) as Array<{
       id: number;
       document_id: number;
       source_id: number;
@@ -295,7 +301,7 @@ export class SqliteChunkIndex implements Retriever {
     const count = this.db.prepare<[string], { n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ${commonAt})`,
     );
-    return prunedMatchExpression(terms, (t) => count.get(t)?.n ?? 0, commonAt);
+    return prunedMatchExpression(terms, (t) => count.get(textMatch(t))?.n ?? 0, commonAt);
   }
 
   private clearSource(sourceId: number): void {

@@ -1,7 +1,29 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** Columns of `chunks_fts`, in order; `FTS_WEIGHTS` in chunk-index.ts follows it. */
-export const FTS_COLUMNS = ['title', 'headings', 'content', 'code'] as const;
+export const FTS_COLUMNS = ['project', 'title', 'headings', 'content', 'code'] as const;
+
+/** The columns query terms are matched in; `project` only scopes a query to one project. */
+const TEXT_COLUMNS = `{${FTS_COLUMNS.filter((c) => c !== 'project').join(' ')}}`;
+
+/**
+ * The token of a project in the `project` column. Scoping inside FTS5 (a posting-list
+ * intersection) instead of joining every match to `chunks` to check its project took lexical
+ * search from 34 to 20 ms p50 on 100k chunks.
+ */
+export function projectToken(projectId: number): string {
+  return `p${projectId}`;
+}
+
+/** A MATCH expression over the text columns only (a query word like `p1` never hits `project`). */
+export function textMatch(match: string): string {
+  return `${TEXT_COLUMNS} : (${match})`;
+}
+
+/** A MATCH expression limited to one project's chunks. */
+export function projectMatch(projectId: number, match: string): string {
+  return `project : "${projectToken(projectId)}" AND ${textMatch(match)}`;
+}
 
 /** The body of a chunk as indexed: prose and code apart, so each column gets its own weight. */
 export interface FtsBody {
@@ -38,17 +60,17 @@ export function splitProseAndCode(markdown: string): FtsBody {
 
 /** Inserts the FTS row of one chunk from its stored fields (title, heading path, markdown). */
 export interface FtsInserter {
-  run(rowid: number, title: string, headings: string, content: string): void;
+  run(rowid: number, projectId: number, title: string, headings: string, content: string): void;
 }
 
 export function ftsInserter(db: BetterSqlite3.Database): FtsInserter {
   const insert = db.prepare(
-    'INSERT INTO chunks_fts (rowid, title, headings, content, code) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO chunks_fts (rowid, project, title, headings, content, code) VALUES (?, ?, ?, ?, ?, ?)',
   );
   return {
-    run(rowid, title, headings, content) {
+    run(rowid, projectId, title, headings, content) {
       const body = splitProseAndCode(content);
-      insert.run(rowid, title, headings, body.prose, body.code);
+      insert.run(rowid, projectToken(projectId), title, headings, body.prose, body.code);
     },
   };
 }

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { SearchHit, SearchQuery } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
 import { buildMatchExpression } from './fts-query';
+import { textMatch } from './fts-document';
 import type { SqliteVectorIndex } from './vector-index';
 
 /**
@@ -104,7 +105,7 @@ function lexicalScores(deps: HybridDeps, text: string, chunkIds: number[]): Map<
       `SELECT rowid, -bm25(chunks_fts, ${deps.ftsWeights.join(', ')}) AS raw FROM chunks_fts
        WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
     )
-    .all(match, JSON.stringify(chunkIds));
+    .all(textMatch(match), JSON.stringify(chunkIds));
   for (const r of rows) out.set(r.rowid, deps.lexicalRelevance(r.raw));
   return out;
 }

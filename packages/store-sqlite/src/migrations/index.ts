@@ -1,6 +1,12 @@
 import { Initial1732000000000 } from './1732000000000-initial';
 import { Vectors1733000000000 } from './1733000000000-vectors';
 import { FtsCodeColumn1733100000000 } from './1733100000000-fts-code-column';
+import { FtsProjectColumn1733200000000 } from './1733200000000-fts-project-column';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
-export const MIGRATIONS = [Initial1732000000000, Vectors1733000000000, FtsCodeColumn1733100000000];
+export const MIGRATIONS = [
+  Initial1732000000000,
+  Vectors1733000000000,
+  FtsCodeColumn1733100000000,
+  FtsProjectColumn1733200000000,
+];

@@ -46,7 +46,8 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
   const ingest = async (body: Record<string, unknown>) => {
     const res = await t.post('/v1/ingestData', { api_key: p.serverKey, ...body }).expect(200);
     expect(Number.isInteger(res.body.task_id)).toBe(true);
-    return { taskId: res.body.task_id as number, ...(await t.waitForTask(res.body.task_id, 60_000)) };
+    const status: Record<string, unknown> = await t.waitForTask(res.body.task_id, 60_000);
+    return { result: status.result, taskId: res.body.task_id as number };
   };
 
   it('crawls a documentation site (the default type) and answers from its pages', async () => {

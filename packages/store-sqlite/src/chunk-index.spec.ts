@@ -269,6 +269,38 @@ describe('lexical search scoped by project inside the index', () => {
   });
 });
 
+describe('full-text segment merging', () => {
+  it('does not merge inside writes, and mergeStep merges the segments writes leave', async () => {
+    const ds = await openDataSource({ file: ':memory:' });
+    try {
+      const db = rawDatabase(ds);
+      const projectId = Number(
+        db.prepare("INSERT INTO projects (name, created_at) VALUES ('m', '2026-01-01')").run().lastInsertRowid,
+      );
+      const index = new SqliteChunkIndex(db);
+      // The structure record (id 10) lists segments; its size grows with their number.
+      const structureBytes = () =>
+        (db.prepare('SELECT length(block) AS n FROM chunks_fts_data WHERE id = 10').get() as { n: number }).n;
+      for (let i = 0; i < 40; i++) {
+        index.replaceSource({
+          projectId,
+          source: `s${i}`,
+          kind: 'documents',
+          documents: [{ document: doc(`s${i}`), chunks: [draft(`Segment ${i} words about hooks.`)] }],
+        });
+      }
+      const automerge = db.prepare("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").get() as { v: number };
+      expect(automerge.v).toBe(0);
+      const before = structureBytes();
+      for (let i = 0; i < 20; i++) index.mergeStep(100);
+      expect(structureBytes()).toBeLessThan(before / 2);
+      expect(await index.search({ projectId, text: 'hooks', topK: 50, mode: 'lexical' })).toHaveLength(40);
+    } finally {
+      await ds.destroy();
+    }
+  });
+});
+
 describe(buildMatchExpression.name, () => {
   it('quotes every term so user text is never FTS syntax', () => {
     expect(buildMatchExpression('how do I use "NEAR" OR * enableCors?')).toBe('"near" OR "enablecors"');

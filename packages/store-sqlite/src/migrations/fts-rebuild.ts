@@ -15,7 +15,8 @@ export interface FtsSourceRow {
  * Replaces `chunks_fts` by a table with `columns`, refilled from `chunks` (the FTS table is
  * contentless, so `chunks` holds the only copy of the text). Runs on the migration's own
  * connection and transaction, through prepared statements: about 3 s per 100k chunks.
- * Shared by FTS migrations; a change here must keep every migration that uses it correct.
+ * Shared by FTS migrations; a change here must keep every migration that uses it correct. The new
+ * table starts with FTS5's default settings (automerge on): set them again after a rebuild.
  */
 export function rebuildChunksFts(
   q: QueryRunner,

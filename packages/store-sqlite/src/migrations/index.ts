@@ -2,6 +2,7 @@ import { Initial1732000000000 } from './1732000000000-initial';
 import { Vectors1733000000000 } from './1733000000000-vectors';
 import { FtsCodeColumn1733100000000 } from './1733100000000-fts-code-column';
 import { FtsProjectColumn1733200000000 } from './1733200000000-fts-project-column';
+import { FtsIncrementalMerge1733300000000 } from './1733300000000-fts-incremental-merge';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   Vectors1733000000000,
   FtsCodeColumn1733100000000,
   FtsProjectColumn1733200000000,
+  FtsIncrementalMerge1733300000000,
 ];

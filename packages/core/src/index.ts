@@ -8,3 +8,4 @@ export * from './retrieval';
 export * from './answer';
 export * from './hash';
 export * from './fetcher';
+export * from './store';

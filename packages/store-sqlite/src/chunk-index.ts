@@ -1,7 +1,14 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ChunkDraft, LoadedDocument, Retriever, SearchHit, SearchQuery } from '@kbqa/core';
+import type {
+  ChunkStore,
+  ReplaceSourceInput,
+  ReplaceSourceResult,
+  SearchHit,
+  SearchQuery,
+  SourceKind,
+  SourceRecord,
+} from '@kbqa/core';
 import { sha256Hex } from '@kbqa/core';
-import type { SourceKind } from './entities';
 import { ftsInserter, projectMatch, textMatch } from './fts-document';
 import { matchTerms, prunedMatchExpression, queryStems, termCoverage } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
@@ -9,30 +16,7 @@ import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
 import { SqliteVectorIndex } from './vector-index';
 import { nowTimestamp, withUtcOffset } from './time';
 
-/** One document with the chunks the chunker made of it. */
-export interface IndexedDocument {
-  document: LoadedDocument;
-  chunks: ChunkDraft[];
-}
-
-export interface ReplaceSourceInput {
-  projectId: number;
-  source: string;
-  kind: SourceKind;
-  documents: IndexedDocument[];
-}
-
-export interface ReplaceSourceResult {
-  sourceId: number;
-  chunkIds: number[];
-}
-
-export interface SourceRecord {
-  id: number;
-  source: string;
-  kind: SourceKind;
-  dateAdded: string;
-}
+export type { IndexedDocument, ReplaceSourceInput, ReplaceSourceResult, SourceRecord } from '@kbqa/core';
 
 /** Index size from which common query terms stop widening the candidate set. */
 const PRUNE_FROM_ROWS = 20_000;
@@ -55,7 +39,7 @@ const UNCOVERED_FACTOR = 0.75;
  * The chunk index of one SQLite database: chunk rows, their FTS5 entries and (when an embedder
  * is configured) their vectors, always changed together in one transaction.
  */
-export class SqliteChunkIndex implements Retriever {
+export class SqliteChunkIndex implements ChunkStore {
   private readonly stmt: ReturnType<SqliteChunkIndex['prepare']>;
   /** The vectors of this database's chunks (embedder binding, pending chunks, kNN). */
   readonly vectors: SqliteVectorIndex;
@@ -185,6 +169,20 @@ export class SqliteChunkIndex implements Retriever {
    */
   mergeStep(pages = 100): void {
     this.stmt.mergeStep.run(pages);
+  }
+
+  /** {@link ChunkStore.maintain}: one merge step. */
+  maintain(): void {
+    this.mergeStep(100);
+  }
+
+  /**
+   * Replaces several sources in one transaction: FTS5 flushes a segment per commit, so one
+   * commit per source would leave many small segments to merge. Each source is still replaced
+   * whole, so a crash mid-task never leaves half a source or a duplicate.
+   */
+  replaceSources(inputs: ReplaceSourceInput[]): ReplaceSourceResult[] {
+    return this.db.transaction(() => inputs.map((input) => this.replaceSource(input)))();
   }
 
   /** Removes one source with its documents, chunks and index rows; returns how many sources went. */

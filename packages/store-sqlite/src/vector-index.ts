@@ -1,13 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { MetadataCondition } from '@kbqa/core';
+import type { MetadataCondition, PendingChunk, VectorStore } from '@kbqa/core';
 import { embeddingText, KbqaError } from '@kbqa/core';
 import { metadataWhereSql } from './metadata-filter';
 
-export interface PendingChunk {
-  chunkId: number;
-  projectId: number;
-  text: string;
-}
+export type { PendingChunk } from '@kbqa/core';
 
 export interface NearestQuery {
   projectId: number;
@@ -57,7 +53,7 @@ const COUNT_TTL_MS = 5_000;
  * at 1M chunks without SIMD, bit[] + rescoring keeps recall@10 high). The embedder that made the
  * vectors is recorded in `index_meta`, and `chunks.embedded_with` marks each embedded chunk.
  */
-export class SqliteVectorIndex {
+export class SqliteVectorIndex implements VectorStore {
   private readonly stmt: ReturnType<SqliteVectorIndex['prepare']>;
   private projectSize = new Map<number, { n: number; documents: number; at: number }>();
   private bitsStmt: BitsStatements | undefined;

@@ -4,6 +4,8 @@ import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
+/** The chunk store (`ChunkStore` of @kbqa/core); SQLite today, another store can stand in. */
+export const CHUNK_STORE = Symbol('CHUNK_STORE');
 
 @Injectable()
 class DatabaseCloser implements OnApplicationShutdown {
@@ -27,8 +29,9 @@ class DatabaseCloser implements OnApplicationShutdown {
       inject: [DATA_SOURCE],
       useFactory: (dataSource: DataSource) => new SqliteChunkIndex(rawDatabase(dataSource)),
     },
+    { provide: CHUNK_STORE, useExisting: SqliteChunkIndex },
     DatabaseCloser,
   ],
-  exports: [DATA_SOURCE, SqliteChunkIndex],
+  exports: [DATA_SOURCE, SqliteChunkIndex, CHUNK_STORE],
 })
 export class DatabaseModule {}

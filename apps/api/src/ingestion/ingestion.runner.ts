@@ -1,26 +1,21 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type BetterSqlite3 from 'better-sqlite3';
 import {
   type Chunker,
   type ChunkDraft,
+  type ChunkStore,
+  type IndexedDocument,
   KbqaError,
   type LoadedDocument,
   type LoadRequest,
-  type SourceType,
-} from '@kbqa/core';
-import {
-  type IndexedDocument,
-  IngestionTaskEntity,
-  nowTimestamp,
-  rawDatabase,
   type ReplaceSourceInput,
   type SourceKind,
-  SqliteChunkIndex,
-} from '@kbqa/store-sqlite';
+  type SourceType,
+} from '@kbqa/core';
+import { IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DATA_SOURCE } from '../database/database.module';
+import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
 import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
 import { LoaderRegistry } from './loader-registry';
@@ -43,9 +38,8 @@ const PROGRESS_INTERVAL_MS = 250;
  * a larger one makes fewer FTS5 segments. 25 keeps ingestion well above 1,000 documents/s.
  */
 const WRITE_BATCH_DOCUMENTS = 25;
-/** FTS5 merge work after each write: enough steps of few pages keep up with ingestion. */
+/** Store upkeep steps after each write (FTS5 merging: three 100-page steps keep up). */
 const MERGE_STEPS_PER_WRITE = 3;
-const MERGE_STEP_PAGES = 100;
 /** Longest run of synchronous chunking before other requests get the event loop. */
 const SLICE_MS = 4;
 
@@ -74,11 +68,10 @@ const MAX_LISTED = 20_000;
 export class IngestionRunner implements TaskRunner {
   private readonly logger = new Logger(IngestionRunner.name);
   private readonly tasks: Repository<IngestionTaskEntity>;
-  private readonly db: BetterSqlite3.Database;
 
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
-    private readonly index: SqliteChunkIndex,
+    @Inject(CHUNK_STORE) private readonly store: ChunkStore,
     @Inject(CHUNKER) private readonly chunker: Chunker,
     @Inject(SUMMARIZER) private readonly summarizer: Summarizer | null,
     private readonly loaders: LoaderRegistry,
@@ -86,7 +79,6 @@ export class IngestionRunner implements TaskRunner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
-    this.db = rawDatabase(dataSource);
   }
 
   async run(taskId: number, shutdown: AbortSignal): Promise<void> {
@@ -153,7 +145,7 @@ export class IngestionRunner implements TaskRunner {
     let batch: ReplaceSourceInput[] = [];
     let batchDocs = 0;
     const flush = async () => {
-      chunkIds.push(...this.writeSources(batch, stats));
+      chunkIds.push(...(await this.writeSources(batch, stats)));
       done += batchDocs;
       batch = [];
       batchDocs = 0;
@@ -200,7 +192,7 @@ export class IngestionRunner implements TaskRunner {
     await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
     for await (const doc of loader.load(request, context)) {
       const input = await this.prepareSource(task.projectId, doc.source, task.kind, [doc], signal);
-      chunkIds.push(...this.writeSources([input], stats));
+      chunkIds.push(...(await this.writeSources([input], stats)));
       await this.mergeIndex();
     }
     if (stats.documents === 0) {
@@ -231,22 +223,20 @@ export class IngestionRunner implements TaskRunner {
   }
 
   /**
-   * Writes several sources in one transaction: FTS5 flushes a segment per commit, so one commit
-   * per source would leave thousands of tiny segments to merge. Each source is still replaced
-   * whole, so a crash mid-task never leaves half a source or a duplicate.
+   * Writes several sources in one transaction (fewer FTS5 segments than a commit per source).
+   * Each source is replaced whole, so a crash mid-task never leaves half a source or a duplicate.
    */
-  private writeSources(inputs: ReplaceSourceInput[], stats: TaskStats): number[] {
+  private async writeSources(inputs: ReplaceSourceInput[], stats: TaskStats): Promise<number[]> {
+    const results = await this.store.replaceSources(inputs);
     const chunkIds: number[] = [];
-    this.db.transaction(() => {
-      for (const input of inputs) {
-        const result = this.index.replaceSource(input);
-        chunkIds.push(...result.chunkIds);
-        stats.documents += input.documents.length;
-        stats.chunks += result.chunkIds.length;
-        stats.sources += 1;
-        if (stats.indexed.length < MAX_LISTED) stats.indexed.push(input.source);
-      }
-    })();
+    inputs.forEach((input, i) => {
+      const result = results[i]!;
+      chunkIds.push(...result.chunkIds);
+      stats.documents += input.documents.length;
+      stats.chunks += result.chunkIds.length;
+      stats.sources += 1;
+      if (stats.indexed.length < MAX_LISTED) stats.indexed.push(input.source);
+    });
     return chunkIds;
   }
 
@@ -258,7 +248,7 @@ export class IngestionRunner implements TaskRunner {
   private async mergeIndex(): Promise<void> {
     for (let step = 0; step < MERGE_STEPS_PER_WRITE; step++) {
       await yieldToEventLoop();
-      this.index.mergeStep(MERGE_STEP_PAGES);
+      await this.store.maintain();
     }
     await yieldToEventLoop();
   }

@@ -1,6 +1,5 @@
-import type { Embedder } from '@kbqa/core';
+import type { Embedder, VectorStore } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
-import type { SqliteVectorIndex } from '@kbqa/store-sqlite';
 
 export interface EmbedPendingOptions {
   /** Only this project's chunks; all projects when absent. */
@@ -21,7 +20,7 @@ export interface EmbedPendingOptions {
  */
 export async function embedPending(
   embedder: Embedder,
-  vectors: SqliteVectorIndex,
+  vectors: VectorStore,
   options: EmbedPendingOptions = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 64;
@@ -33,13 +32,13 @@ export async function embedPending(
     lowest = Math.min(...wanted) - 1;
     highest = Math.max(...wanted);
   }
-  const total = wanted ? wanted.size : vectors.countPending(options.projectId);
+  const total = wanted ? wanted.size : await vectors.countPending(options.projectId);
   let done = 0;
   let afterId = lowest;
   await options.onProgress?.(0, total);
   for (;;) {
     if (options.signal?.aborted) throw new KbqaError('ABORTED', 'embedding was interrupted');
-    const page = vectors.pending(batchSize, afterId, options.projectId);
+    const page = await vectors.pending(batchSize, afterId, options.projectId);
     if (page.length === 0) break;
     afterId = page[page.length - 1]!.chunkId;
     const batch = page.filter((c) => c.chunkId <= highest && (!wanted || wanted.has(c.chunkId)));
@@ -48,7 +47,7 @@ export async function embedPending(
         batch.map((c) => c.text),
         'passage',
       );
-      vectors.store(batch.map((c, i) => ({ chunkId: c.chunkId, vector: embedded[i]! })));
+      await vectors.store(batch.map((c, i) => ({ chunkId: c.chunkId, vector: embedded[i]! })));
       done += batch.length;
       await options.onProgress?.(Math.min(done, total), total);
     }

@@ -5,11 +5,11 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { Embedder, EmbedderState } from '@kbqa/core';
+import type { ChunkStore, Embedder, EmbedderState, VectorStore } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
 import { EmbedderHost } from '@kbqa/embedder';
-import { SqliteChunkIndex, type SqliteVectorIndex } from '@kbqa/store-sqlite';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { CHUNK_STORE } from '../database/database.module';
 import { embedPending } from './embed-pending';
 
 export type RetrievalMode = 'lexical' | 'hybrid';
@@ -28,17 +28,18 @@ const MISMATCH_RECHECK_MS = 5_000;
 export class EmbeddingService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Embedding');
   private readonly host: EmbedderHost;
-  private readonly vectors: SqliteVectorIndex;
+  private readonly vectors: VectorStore;
   private attached: Embedder | undefined;
   private mismatch: { embedder: Embedder; checkedAt: number } | undefined;
   private readonly stopping = new AbortController();
   private backfill: Promise<void> | undefined;
+  private attaching: Promise<void> | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    index: SqliteChunkIndex,
+    @Inject(CHUNK_STORE) store: ChunkStore,
   ) {
-    this.vectors = index.vectors;
+    this.vectors = store.vectors;
     this.host = new EmbedderHost({
       model: config.embedding.model,
       modelsDir: config.embedding.modelsDir,
@@ -49,7 +50,9 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   onApplicationBootstrap(): void {
-    this.host.onReady((embedder) => this.attach(embedder));
+    this.host.onReady((embedder) => {
+      this.attaching = this.attach(embedder);
+    });
     this.host.start();
   }
 
@@ -71,6 +74,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
   /** Resolves once the model has loaded or failed (tests and benchmarks wait on it). */
   async settled(): Promise<RetrievalMode> {
     await this.host.settled();
+    await this.attaching;
     return this.retrievalMode();
   }
 
@@ -113,18 +117,22 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
     if (this.mismatch && Date.now() - this.mismatch.checkedAt > MISMATCH_RECHECK_MS) {
       const { embedder } = this.mismatch;
       this.mismatch = undefined;
-      this.attach(embedder, { quiet: true });
+      // Hybrid from the next request on if the index now matches (after `kbqa reindex`).
+      this.attaching = this.attach(embedder, { quiet: true });
     }
     return this.attached;
   }
 
-  private attach(embedder: Embedder, options: { quiet?: boolean } = {}): void {
+  private async attach(embedder: Embedder, options: { quiet?: boolean } = {}): Promise<void> {
     try {
-      this.vectors.attach(embedder.id, embedder.dimension);
+      await this.vectors.attach(embedder.id, embedder.dimension);
     } catch (error) {
       const e = KbqaError.from(error);
-      if (e.code !== 'INDEX_MISMATCH') throw e;
-      if (!options.quiet) this.logger.error(`${e.message} Until then, retrieval is lexical.`);
+      if (e.code === 'INDEX_MISMATCH') {
+        if (!options.quiet) this.logger.error(`${e.message} Until then, retrieval is lexical.`);
+      } else {
+        this.logger.error(`could not use the vector index, retrieval stays lexical: ${e.message}`);
+      }
       this.mismatch = { embedder, checkedAt: Date.now() };
       return;
     }
@@ -134,7 +142,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
 
   /** Embeds chunks stored before the model was ready (or by a process without one). */
   private async runBackfill(embedder: Embedder): Promise<void> {
-    const pending = this.vectors.countPending();
+    const pending = await this.vectors.countPending();
     if (pending === 0) return;
     this.logger.log(`embedding ${pending} earlier chunks in the background`);
     try {

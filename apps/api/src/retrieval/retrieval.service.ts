@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import type { MetadataCondition, SearchHit } from '@kbqa/core';
-import { SqliteChunkIndex } from '@kbqa/store-sqlite';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ChunkStore, MetadataCondition, SearchHit } from '@kbqa/core';
+import { CHUNK_STORE } from '../database/database.module';
 import { EmbeddingService } from './embedding.service';
 
 export interface RetrieveRequest {
@@ -16,14 +16,14 @@ export interface RetrieveRequest {
 @Injectable()
 export class RetrievalService {
   constructor(
-    private readonly index: SqliteChunkIndex,
+    @Inject(CHUNK_STORE) private readonly store: ChunkStore,
     private readonly embedding: EmbeddingService,
   ) {}
 
   async retrieve(request: RetrieveRequest): Promise<SearchHit[]> {
     if (request.threshold >= 1) return [];
     const vector = await this.embedding.embedQuery(request.question);
-    const hits = await this.index.search({
+    const hits = await this.store.search({
       projectId: request.projectId,
       text: request.question,
       vector,

@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
-import { SqliteChunkIndex } from '@kbqa/store-sqlite';
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { type ChunkStore, KbqaError } from '@kbqa/core';
+import { CHUNK_STORE } from '../database/database.module';
 import { Auth } from '../common/auth';
 import type { AuthenticatedKey } from '../projects/projects.service';
 import {
@@ -13,25 +13,25 @@ import {
 
 @Controller(['v1', 'v0'])
 export class SourcesController {
-  constructor(private readonly index: SqliteChunkIndex) {}
+  constructor(@Inject(CHUNK_STORE) private readonly store: ChunkStore) {}
 
   @Post('getSources')
   @HttpCode(200)
-  getSources(@Auth() auth: AuthenticatedKey, @Body() _dto: GetSourcesDto): SourceResponse[] {
-    return this.index.listSources(auth.projectId).map(mapSource);
+  async getSources(@Auth() auth: AuthenticatedKey, @Body() _dto: GetSourcesDto): Promise<SourceResponse[]> {
+    return (await this.store.listSources(auth.projectId)).map(mapSource);
   }
 
   /** SPEC.md's three rules: delete_all keeps taught sources; a named source; neither is an error. */
   @Post('deleteSource')
   @HttpCode(200)
-  deleteSource(@Auth() auth: AuthenticatedKey, @Body() dto: DeleteSourceDto): DeleteSourceResponse {
+  async deleteSource(@Auth() auth: AuthenticatedKey, @Body() dto: DeleteSourceDto): Promise<DeleteSourceResponse> {
     if (dto.delete_all === true) {
-      return { message: 'Source(s) deleted', deleted: this.index.deleteAllSources(auth.projectId) };
+      return { message: 'Source(s) deleted', deleted: await this.store.deleteAllSources(auth.projectId) };
     }
     if (dto.source === undefined || dto.source === '') {
       throw new KbqaError('BAD_REQUEST', 'source is required unless delete_all is true');
     }
     // Deleting a source that is already gone succeeds with a count of 0 (idempotent retries).
-    return { message: 'Source(s) deleted', deleted: this.index.deleteSource(auth.projectId, dto.source) };
+    return { message: 'Source(s) deleted', deleted: await this.store.deleteSource(auth.projectId, dto.source) };
   }
 }

@@ -1,8 +1,7 @@
+import type { SourceKind } from '@kbqa/core';
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-/** How a source got in: raw documents, one of the ingestData types, or the teaching feature. */
-export type SourceKind =
-  'documents' | 'teach' | 'website-crawler' | 'docusaurus' | 'github' | 'youtube' | 'url' | 'sitemap';
+export type { SourceKind } from '@kbqa/core';
 
 @Entity('sources')
 export class SourceEntity {

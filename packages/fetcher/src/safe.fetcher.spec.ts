@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KbqaError } from '@kbqa/core';
 import { retryAfterMs, SafeFetcher, type SafeFetcherOptions } from './safe.fetcher';
 import type { LookupFn } from './address.policy';
-import { startServer, startSilentServer, type TestServer } from '../test/servers';
+import { startServer, startSilentServer, type TestServer } from '@kbqa/core/testing';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startServer, type TestServer } from './servers';
+import { startServer, type TestServer } from '@kbqa/core/testing';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, origin: string) => void;
 

@@ -4,7 +4,7 @@ import { KbqaError } from '@kbqa/core';
 import { collect, describeLoaderContract } from '@kbqa/core/testing';
 import { SafeFetcher } from '@kbqa/fetcher';
 import { UrlLoader } from './url.loader';
-import { startServer, type TestServer } from '../test/servers';
+import { startServer, type TestServer } from '@kbqa/core/testing';
 
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Install guide</title>
 <link rel="canonical" href="/docs/install"></head>

@@ -1,2 +1,3 @@
 export * from './fake-embedder';
 export * from './loader-contract';
+export * from './test-server';

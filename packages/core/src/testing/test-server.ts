@@ -1,3 +1,4 @@
+// Throwaway servers on 127.0.0.1 for the tests of every package that talks HTTP.
 import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';

@@ -9,7 +9,8 @@ export {
   isHtml,
   JS_ONLY_MESSAGE,
   pageDocument,
+  pageFailure,
   type ExtractFn,
   type PageContent,
 } from './page-document';
-export { nonHtmlExtension, normalizeUrl, pathMatcher } from './url-rules';
+export { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from './url-rules';

@@ -30,6 +30,13 @@ export function isHtml(res: FetchResponse): boolean {
   return head.startsWith('<!doctype html') || head.startsWith('<html');
 }
 
+/** Why a response is not a page to extract (status or type), or undefined when it is one. */
+export function pageFailure(res: FetchResponse): string | undefined {
+  if (res.status < 200 || res.status >= 300) return `HTTP ${res.status}`;
+  if (isHtml(res)) return undefined;
+  return `not an HTML page (${res.contentType || 'no content type'})`;
+}
+
 /** Decodes an HTML body with the charset of its Content-Type or `<meta>`, UTF-8 otherwise. */
 export function decodeHtml(res: FetchResponse): string {
   const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(res.headers['content-type'] ?? '')?.[1];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { nonHtmlExtension, normalizeUrl, pathMatcher } from './url-rules';
+import { KbqaError } from '@kbqa/core';
+import { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from './url-rules';
 
 describe(normalizeUrl.name, () => {
   it('lower-cases the host, drops the default port, fragment, credentials and a trailing slash', () => {
@@ -56,5 +57,15 @@ describe(nonHtmlExtension.name, () => {
     expect(nonHtmlExtension('/page.html')).toBeUndefined();
     expect(nonHtmlExtension('/docs/v1.2')).toBeUndefined();
     expect(nonHtmlExtension('/docs/intro')).toBeUndefined();
+  });
+});
+
+describe(validateSiteRequest.name, () => {
+  it('accepts http(s) sites and refuses other schemes, credentials and bad patterns, naming the problem', () => {
+    expect(() => validateSiteRequest({ url: 'https://docs.example.com/', includePaths: ['/docs/*'] }, 'crawled')).not.toThrow();
+    expect(() => validateSiteRequest({ url: 'not a url' }, 'crawled')).toThrow(/not a valid URL/);
+    expect(() => validateSiteRequest({ url: 'file:///etc/passwd' }, 'crawled')).toThrow(/only http and https sites can be crawled/);
+    expect(() => validateSiteRequest({ url: 'https://u:p@docs.example.com/' }, 'loaded')).toThrow(/credentials cannot be loaded/);
+    expect(() => validateSiteRequest({ url: 'https://docs.example.com/', excludePaths: [''] }, 'crawled')).toThrow(KbqaError);
   });
 });

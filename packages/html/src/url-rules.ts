@@ -70,3 +70,25 @@ export function nonHtmlExtension(pathname: string): string | undefined {
   const ext = /\.([a-z0-9]{1,5})$/i.exec(pathname)?.[1]?.toLowerCase();
   return ext && BINARY_EXTENSIONS.has(ext) ? ext : undefined;
 }
+
+/**
+ * Checks a site loader's request before any task exists: an http(s) URL without credentials,
+ * and well-formed include/exclude patterns. `what` names the action in messages ("crawled").
+ */
+export function validateSiteRequest(
+  request: { url: string; includePaths?: string[]; excludePaths?: string[] },
+  what: string,
+): void {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    throw new KbqaError('BAD_REQUEST', `not a valid URL: ${String(request.url).slice(0, 200)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new KbqaError('BAD_REQUEST', `only http and https sites can be ${what}, got ${url.protocol}`);
+  }
+  if (url.username || url.password) throw new KbqaError('BAD_REQUEST', `URLs with credentials cannot be ${what}`);
+  pathMatcher(request.includePaths, 'includePaths');
+  pathMatcher(request.excludePaths, 'excludePaths');
+}

@@ -10,14 +10,17 @@ import {
   type WebFetcher,
 } from '@kbqa/core';
 import {
+  decodeHtml,
   extractContent,
+  HTML_ACCEPT,
   nonHtmlExtension,
   normalizeUrl,
+  pageFailure,
   pathMatcher,
+  validateSiteRequest,
   type ExtractedPage,
   type ExtractOptions,
 } from '@kbqa/html';
-import { decodeHtml, HTML_ACCEPT, pageFailure } from './page.rules';
 import { looksLikeSitemap, readSitemap, type SitemapLimits } from '@kbqa/loader-sitemap';
 
 export type DocusaurusExtractFn = (html: string, url: string) => ExtractedPage;
@@ -72,19 +75,7 @@ export class DocusaurusLoader implements SourceLoader {
   }
 
   validate(request: LoadRequest): void {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      throw new KbqaError('BAD_REQUEST', `not a valid URL: ${String(request.url).slice(0, 200)}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new KbqaError('BAD_REQUEST', `only http and https sites can be loaded, got ${url.protocol}`);
-    }
-    if (url.username || url.password)
-      throw new KbqaError('BAD_REQUEST', 'URLs with credentials cannot be loaded');
-    pathMatcher(request.includePaths, 'includePaths');
-    pathMatcher(request.excludePaths, 'excludePaths');
+    validateSiteRequest(request, 'loaded');
   }
 
   async *load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument> {

@@ -10,10 +10,14 @@ import {
   type WebFetcher,
 } from '@kbqa/core';
 import {
+  decodeHtml,
   extractContent,
+  HTML_ACCEPT,
   nonHtmlExtension,
   normalizeUrl,
+  pageFailure,
   pathMatcher,
+  validateSiteRequest,
   type ExtractedPage,
   type ExtractOptions,
 } from '@kbqa/html';
@@ -38,8 +42,6 @@ export interface WebsiteCrawlerOptions {
   extract?: CrawlExtractFn;
 }
 
-const HTML_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
-const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
 interface Target {
   url: string;
@@ -77,19 +79,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
   }
 
   validate(request: LoadRequest): void {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      throw new KbqaError('BAD_REQUEST', `not a valid URL: ${String(request.url).slice(0, 200)}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new KbqaError('BAD_REQUEST', `only http and https sites can be crawled, got ${url.protocol}`);
-    }
-    if (url.username || url.password)
-      throw new KbqaError('BAD_REQUEST', 'URLs with credentials cannot be crawled');
-    pathMatcher(request.includePaths, 'includePaths');
-    pathMatcher(request.excludePaths, 'excludePaths');
+    validateSiteRequest(request, 'crawled');
   }
 
   async *load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument> {
@@ -330,32 +320,4 @@ function positiveInt(value: number | undefined, fallback: number): number {
 
 function abortedError(): KbqaError {
   return new KbqaError('ABORTED', 'the crawl was cancelled');
-}
-
-/** Why a response is not a page to extract, or undefined when it is one. */
-function pageFailure(res: FetchResponse): string | undefined {
-  if (res.status < 200 || res.status >= 300) return `HTTP ${res.status}`;
-  if (HTML_TYPES.has(res.contentType)) return undefined;
-  if (res.contentType === '') {
-    const head = res.body.subarray(0, 512).toString('latin1').trimStart().toLowerCase();
-    if (head.startsWith('<!doctype html') || head.startsWith('<html')) return undefined;
-  }
-  return `not an HTML page (${res.contentType || 'no content type'})`;
-}
-
-/** Decodes an HTML body with the charset of its Content-Type or `<meta>`, UTF-8 otherwise. */
-function decodeHtml(res: FetchResponse): string {
-  const fromHeader = /charset\s*=\s*"?([\w.:-]+)/i.exec(res.headers['content-type'] ?? '')?.[1];
-  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(
-    res.body.subarray(0, 2048).toString('latin1'),
-  )?.[1];
-  for (const label of [fromHeader, fromMeta, 'utf-8']) {
-    if (!label) continue;
-    try {
-      return new TextDecoder(label).decode(res.body);
-    } catch {
-      // Unknown label: try the next source of truth.
-    }
-  }
-  return res.body.toString('utf8');
 }

@@ -21,7 +21,10 @@ function corpusVocabulary() {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (p.endsWith('.md'))
-        for (const w of readFileSync(p, 'utf8').toLowerCase().match(/[a-z]{2,}/g) || []) counts.set(w, (counts.get(w) || 0) + 1);
+        for (const w of readFileSync(p, 'utf8')
+          .toLowerCase()
+          .match(/[a-z]{2,}/g) || [])
+          counts.set(w, (counts.get(w) || 0) + 1);
     }
   };
   walk(path.join(__dirname, '..', '..', 'shared', 'corpora', 'fastify-docs'));
@@ -83,7 +86,12 @@ async function timeChats(baseUrl, key, n) {
   const times = [];
   for (let i = 0; i < n; i++) {
     const t0 = process.hrtime.bigint();
-    const res = await post(baseUrl, '/v1/serviceChat', { api_key: key, question: QUESTIONS[i % QUESTIONS.length], history: [], shouldStream: false });
+    const res = await post(baseUrl, '/v1/serviceChat', {
+      api_key: key,
+      question: QUESTIONS[i % QUESTIONS.length],
+      history: [],
+      shouldStream: false,
+    });
     if (res.status !== 200) throw new Error(JSON.stringify(res.body));
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
@@ -116,10 +124,16 @@ async function throughput(url, body, clients, count) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const once = () =>
     new Promise((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
-      });
+      const req = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -140,7 +154,9 @@ function bareServer(dbFile) {
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  const insert = db.prepare('INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, NULL, ?)');
+  const insert = db.prepare(
+    'INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, NULL, ?)',
+  );
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -151,7 +167,17 @@ function bareServer(dbFile) {
       res.end(JSON.stringify({ conversation_id: Number(id) }));
     });
   });
-  return new Promise((r) => server.listen(0, '127.0.0.1', () => r({ url: `http://127.0.0.1:${server.address().port}`, close: () => { server.close(); db.close(); } })));
+  return new Promise((r) =>
+    server.listen(0, '127.0.0.1', () =>
+      r({
+        url: `http://127.0.0.1:${server.address().port}`,
+        close: () => {
+          server.close();
+          db.close();
+        },
+      }),
+    ),
+  );
 }
 
 async function main() {
@@ -177,17 +203,25 @@ async function main() {
     const idle = await timeChats(server.baseUrl, key, 300);
     const first = await timeFirstEvent(server.baseUrl, key, 200);
     out.push('## Chat (issue 4)\n');
-    out.push(`Extractive generator, lexical retrieval, ${chunks} chunks (${docs} documents), one client, in sequence.\n`);
+    out.push(
+      `Extractive generator, lexical retrieval, ${chunks} chunks (${docs} documents), one client, in sequence.\n`,
+    );
     out.push('| measure | p50 ms | p99 ms | target |');
     out.push('|---|---|---|---|');
-    out.push(`| serviceChat JSON | ${percentile(idle, 50).toFixed(1)} | ${percentile(idle, 99).toFixed(1)} | p50 ≤ 30 ms |`);
-    out.push(`| first SSE event | ${percentile(first, 50).toFixed(1)} | ${percentile(first, 99).toFixed(1)} | ≤ 50 ms |`);
+    out.push(
+      `| serviceChat JSON | ${percentile(idle, 50).toFixed(1)} | ${percentile(idle, 99).toFixed(1)} | p50 ≤ 30 ms |`,
+    );
+    out.push(
+      `| first SSE event | ${percentile(first, 50).toFixed(1)} | ${percentile(first, 99).toFixed(1)} | ≤ 50 ms |`,
+    );
 
     // Chat while 10,000 documents are ingested.
     const busyIds = await ingest(server.baseUrl, key, docs, 10000);
     const busy = await timeChats(server.baseUrl, key, 300);
     await waitTasks(server.baseUrl, busyIds);
-    out.push(`| serviceChat JSON during a 10,000-document ingestion | ${percentile(busy, 50).toFixed(1)} | ${percentile(busy, 99).toFixed(1)} | p99 ≤ 3 × idle p99 (${(3 * percentile(idle, 99)).toFixed(1)}); ratio ${(percentile(busy, 99) / percentile(idle, 99)).toFixed(2)} |`);
+    out.push(
+      `| serviceChat JSON during a 10,000-document ingestion | ${percentile(busy, 50).toFixed(1)} | ${percentile(busy, 99).toFixed(1)} | p99 ≤ 3 × idle p99 (${(3 * percentile(idle, 99)).toFixed(1)}); ratio ${(percentile(busy, 99) / percentile(idle, 99)).toFixed(2)} |`,
+    );
 
     const body = JSON.stringify({ api_key: key });
     await throughput(server.baseUrl + '/v1/newConversation', body, 50, 1000);
@@ -196,7 +230,9 @@ async function main() {
     await throughput(bare.url, body, 50, 1000);
     const bareRps = await throughput(bare.url, body, 50, 10000);
     bare.close();
-    out.push('\nnewConversation under 50 concurrent keep-alive clients (10,000 requests; the load generator shares the 2 cores):\n');
+    out.push(
+      '\nnewConversation under 50 concurrent keep-alive clients (10,000 requests; the load generator shares the 2 cores):\n',
+    );
     out.push('| server | requests/s |');
     out.push('|---|---|');
     out.push(`| kbqa (NestJS on Fastify, key check, prepared insert) | ${kbqaRps.toFixed(0)} |`);

@@ -35,10 +35,16 @@ async function main() {
     }
     const rss = peakRssMb(server.pid);
     console.log('## Website crawl through the service (issue 5)\n');
-    console.log('ingestData (website-crawler, concurrency 8) on the local fastify-docs site, request to task completion: crawl, extract, chunk and index.\n');
+    console.log(
+      'ingestData (website-crawler, concurrency 8) on the local fastify-docs site, request to task completion: crawl, extract, chunk and index.\n',
+    );
     console.log('| run | pages | seconds | pages/s |');
     console.log('|---|---|---|---|');
-    runs.forEach((r, i) => console.log(`| ${i === 0 ? 'first (cold process)' : `repeat ${i}`} | ${r.pages} | ${r.seconds.toFixed(2)} | ${(r.pages / r.seconds).toFixed(0)} |`));
+    runs.forEach((r, i) =>
+      console.log(
+        `| ${i === 0 ? 'first (cold process)' : `repeat ${i}`} | ${r.pages} | ${r.seconds.toFixed(2)} | ${(r.pages / r.seconds).toFixed(0)} |`,
+      ),
+    );
     console.log(`\nService peak RSS: ${rss.toFixed(0)} MB. Target: ≥ 50 pages/s.`);
   } finally {
     await server.stop();

@@ -13,7 +13,12 @@ async function main() {
   const git = await serve(buildRepo(root));
   const base = `http://127.0.0.1:${git.address().port}`;
   const dataDir = tempDir('kbqa-bench-github-');
-  const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_GIT_BASE_URLS: base, KBQA_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${git.address().port}` };
+  const env = {
+    KBQA_DATA_DIR: dataDir,
+    REDIS_URL: '',
+    KBQA_GIT_BASE_URLS: base,
+    KBQA_ALLOW_PRIVATE_HOSTS: `127.0.0.1:${git.address().port}`,
+  };
   const project = cli(['projects', 'create', 'bench'], env);
   const key = cli(['keys', 'create', '--project', String(project.id), '--kind', 'server'], env).key;
   const server = await startServer(env);
@@ -21,7 +26,11 @@ async function main() {
   try {
     for (let run = 0; run < 3; run++) {
       const t0 = process.hrtime.bigint();
-      const res = await post(server.baseUrl, '/v1/ingestData', { api_key: key, url: `${base}/bench/docs`, type: 'github' });
+      const res = await post(server.baseUrl, '/v1/ingestData', {
+        api_key: key,
+        url: `${base}/bench/docs`,
+        type: 'github',
+      });
       if (res.status !== 200) throw new Error(JSON.stringify(res.body));
       for (;;) {
         const s = await post(server.baseUrl, '/v1/ingestionStatus', { task_id: String(res.body.task_id) });
@@ -38,10 +47,14 @@ async function main() {
     rows.sort((a, b) => a.seconds - b.seconds);
     const median = rows[1];
     console.log('## Repository ingestion (issue 6)\n');
-    console.log('ingestData type github on a local bare repository of fastify-docs, served by git http-backend on 127.0.0.1; request to task completion, median of 3.\n');
+    console.log(
+      'ingestData type github on a local bare repository of fastify-docs, served by git http-backend on 127.0.0.1; request to task completion, median of 3.\n',
+    );
     console.log('| files | seconds | files/s |');
     console.log('|---|---|---|');
-    console.log(`| ${median.files} | ${median.seconds.toFixed(3)} | ${(median.files / median.seconds).toFixed(0)} |`);
+    console.log(
+      `| ${median.files} | ${median.seconds.toFixed(3)} | ${(median.files / median.seconds).toFixed(0)} |`,
+    );
   } finally {
     await server.stop();
     git.close();

@@ -5,7 +5,10 @@
 const { rmSync } = require('node:fs');
 const { tempDir, cli, startServer, post, peakRssMb } = require('./lib');
 
-const WORDS = 'request reply hook plugin route schema validation serializer decorator logger encapsulation lifecycle server instance handler error content type parser stream payload header cookie session'.split(' ');
+const WORDS =
+  'request reply hook plugin route schema validation serializer decorator logger encapsulation lifecycle server instance handler error content type parser stream payload header cookie session'.split(
+    ' ',
+  );
 
 function documentOf(i) {
   let text = `# Document ${i}\n\n`;
@@ -39,7 +42,8 @@ async function main() {
     const taskIds = [];
     for (const documents of batches) {
       const res = await post(server.baseUrl, '/v1/ingestDocuments', { api_key: key, documents });
-      if (res.status !== 200) throw new Error(`ingestDocuments answered ${res.status}: ${JSON.stringify(res.body)}`);
+      if (res.status !== 200)
+        throw new Error(`ingestDocuments answered ${res.status}: ${JSON.stringify(res.body)}`);
       taskIds.push(res.body.task_id);
     }
     for (const id of taskIds) {
@@ -56,10 +60,14 @@ async function main() {
     const rss = peakRssMb(server.pid);
     const rate = total / seconds;
     console.log('## Raw-document ingestion (issue 2)\n');
-    console.log(`${total} documents of ~2 KB via ingestDocuments in batches of ${batch}, lexical only, in-process queue.\n`);
+    console.log(
+      `${total} documents of ~2 KB via ingestDocuments in batches of ${batch}, lexical only, in-process queue.\n`,
+    );
     console.log('| documents/s | total s | peak RSS (MB) | target |');
     console.log('|---|---|---|---|');
-    console.log(`| ${rate.toFixed(0)} | ${seconds.toFixed(2)} | ${rss.toFixed(0)} | ≥ 1,000 docs/s, ≤ 400 MB |`);
+    console.log(
+      `| ${rate.toFixed(0)} | ${seconds.toFixed(2)} | ${rss.toFixed(0)} | ≥ 1,000 docs/s, ≤ 400 MB |`,
+    );
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -14,7 +14,9 @@ function tempDir(prefix) {
 
 function cli(args, env) {
   return JSON.parse(
-    execFileSync(process.execPath, [path.join(DIST, 'cli.js'), ...args, '--json'], { env: { ...process.env, ...env } }).toString(),
+    execFileSync(process.execPath, [path.join(DIST, 'cli.js'), ...args, '--json'], {
+      env: { ...process.env, ...env },
+    }).toString(),
   );
 }
 
@@ -52,7 +54,11 @@ function startServer(env) {
 }
 
 async function post(baseUrl, p, body) {
-  const res = await fetch(baseUrl + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(baseUrl + p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   try {
     return { status: res.status, body: JSON.parse(text) };

@@ -29,7 +29,11 @@ for (const b of BENCHMARKS) {
   }
   console.error(`running ${b.name} (${b.script})`);
   try {
-    const out = execFileSync(process.execPath, ['--expose-gc', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+    const out = execFileSync(process.execPath, ['--expose-gc', file], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
     sections.push(`<!-- ${b.name} -->\n${out.toString().trim()}\n\nCommand: \`node ${b.script}\``);
     console.error(out.toString());
   } catch (e) {

@@ -9,7 +9,10 @@ const deps = {};
 const devDeps = {};
 let target = deps;
 for (const arg of rest) {
-  if (arg === '--dev') { target = devDeps; continue; }
+  if (arg === '--dev') {
+    target = devDeps;
+    continue;
+  }
   const at = arg.lastIndexOf('=');
   target[arg.slice(0, at)] = arg.slice(at + 1);
 }
@@ -32,9 +35,34 @@ const pkg = {
   dependencies: deps,
   devDependencies: devDeps,
 };
-const write = (f, s) => { if (!fs.existsSync(path.join(dir, f))) fs.writeFileSync(path.join(dir, f), s); };
+const write = (f, s) => {
+  if (!fs.existsSync(path.join(dir, f))) fs.writeFileSync(path.join(dir, f), s);
+};
 write('package.json', JSON.stringify(pkg, null, 2) + '\n');
-write('tsconfig.json', JSON.stringify({ extends: '../../tsconfig.base.json', compilerOptions: { rootDir: '.', outDir: 'dist-check', types: ['node', 'jest'] }, include: ['src', 'test'] }, null, 2) + '\n');
-write('tsconfig.build.json', JSON.stringify({ extends: '../../tsconfig.base.json', compilerOptions: { rootDir: 'src', outDir: 'dist' }, include: ['src'], exclude: ['src/**/*.spec.ts'] }, null, 2) + '\n');
+write(
+  'tsconfig.json',
+  JSON.stringify(
+    {
+      extends: '../../tsconfig.base.json',
+      compilerOptions: { rootDir: '.', outDir: 'dist-check', types: ['node', 'jest'] },
+      include: ['src', 'test'],
+    },
+    null,
+    2,
+  ) + '\n',
+);
+write(
+  'tsconfig.build.json',
+  JSON.stringify(
+    {
+      extends: '../../tsconfig.base.json',
+      compilerOptions: { rootDir: 'src', outDir: 'dist' },
+      include: ['src'],
+      exclude: ['src/**/*.spec.ts'],
+    },
+    null,
+    2,
+  ) + '\n',
+);
 write('jest.config.js', "module.exports = { ...require('../../jest.preset.js') };\n");
 write('src/index.ts', 'export {};\n');

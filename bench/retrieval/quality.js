@@ -42,7 +42,8 @@ function score(questions, rankings) {
     if (rank >= 0 && rank < 5) h5++;
     if (rank >= 0) mrr += 1 / (rank + 1);
     else misses.push(questions[i].q);
-    if (process.env.QUALITY_VERBOSE) console.error(`${rank === -1 ? '-' : rank + 1}\t${questions[i].q}\t${ranked.slice(0, 3).join(' ')}`);
+    if (process.env.QUALITY_VERBOSE)
+      console.error(`${rank === -1 ? '-' : rank + 1}\t${questions[i].q}\t${ranked.slice(0, 3).join(' ')}`);
   });
   const n = rankings.length;
   return { hit1: h1 / n, hit5: h5 / n, mrr: mrr / n, misses };
@@ -107,9 +108,11 @@ async function main() {
     const hybrid = await runService(pages, { KBQA_EMBED_MODEL: tinyModel, KBQA_OFFLINE: '1' }, 'hybrid');
     const mini = new MiniSearch({ fields: ['title', 'content'], storeFields: ['id'] });
     mini.addAll(pages);
-    const miniRank = (questions) => questions.map(({ q }) => mini.search(q, { boost: { title: 2 } }).map((r) => r.id));
+    const miniRank = (questions) =>
+      questions.map(({ q }) => mini.search(q, { boost: { title: 2 } }).map((r) => r.id));
 
-    const row = (name, s) => `| ${name} | ${s.hit1.toFixed(3)} | ${s.hit5.toFixed(3)} | ${s.mrr.toFixed(3)} |`;
+    const row = (name, s) =>
+      `| ${name} | ${s.hit1.toFixed(3)} | ${s.hit5.toFixed(3)} | ${s.mrr.toFixed(3)} |`;
     const table = (questions, set) => {
       const ours = score(questions, lexical[set]);
       console.log('| system | hit@1 | hit@5 | MRR@10 |');
@@ -129,8 +132,13 @@ async function main() {
         'hashed word vectors: it shows the mechanics work, not the quality a real model (all-MiniLM-L6-v2) gives.\n',
     );
     const ours = table(QUESTIONS, 'main');
-    console.log('\nTargets for the lexical default: hit@5 ≥ 0.95, hit@1 ≥ 0.80, ahead of the baseline on every metric.');
-    if (ours.misses.length) console.log(`\nMissed by kbqa lexical (no expected page in the top 10): ${ours.misses.map((m) => `"${m}"`).join('; ')}`);
+    console.log(
+      '\nTargets for the lexical default: hit@5 ≥ 0.95, hit@1 ≥ 0.80, ahead of the baseline on every metric.',
+    );
+    if (ours.misses.length)
+      console.log(
+        `\nMissed by kbqa lexical (no expected page in the top 10): ${ours.misses.map((m) => `"${m}"`).join('; ')}`,
+      );
 
     console.log('\n### Held-out questions\n');
     console.log(
@@ -138,7 +146,8 @@ async function main() {
         'and never used to tune ranking; same ingestion and scoring.\n',
     );
     const held = table(HOLDOUT, 'holdout');
-    if (held.misses.length) console.log(`\nMissed by kbqa lexical: ${held.misses.map((m) => `"${m}"`).join('; ')}`);
+    if (held.misses.length)
+      console.log(`\nMissed by kbqa lexical: ${held.misses.map((m) => `"${m}"`).join('; ')}`);
   } finally {
     rmSync(modelRoot, { recursive: true, force: true });
   }

@@ -51,11 +51,19 @@ export interface CommandOutput {
 }
 
 /** `kbqa models pull [id]`: downloads a model into KBQA_MODELS_DIR and checks that it loads. */
-export async function pullCommand(config: AppConfig, id: string | undefined, quiet: boolean): Promise<CommandOutput> {
+export async function pullCommand(
+  config: AppConfig,
+  id: string | undefined,
+  quiet: boolean,
+): Promise<CommandOutput> {
   const model = id ?? config.embedding.model;
-  if (model.toLowerCase() === 'none') throw new KbqaError('BAD_REQUEST', 'models pull needs a model id (KBQA_EMBED_MODEL is none)');
+  if (model.toLowerCase() === 'none')
+    throw new KbqaError('BAD_REQUEST', 'models pull needs a model id (KBQA_EMBED_MODEL is none)');
   if (config.embedding.offline) {
-    throw new KbqaError('BAD_REQUEST', 'KBQA_OFFLINE is set, so nothing can be downloaded; unset it to pull a model');
+    throw new KbqaError(
+      'BAD_REQUEST',
+      'KBQA_OFFLINE is set, so nothing can be downloaded; unset it to pull a model',
+    );
   }
   const bar = new ProgressBar(`pulling ${model}`, !quiet);
   const { dimension } = await pullModel(model, {
@@ -83,7 +91,10 @@ export async function reindexCommand(
   quiet: boolean,
 ): Promise<CommandOutput> {
   if (config.embedding.model.toLowerCase() === 'none') {
-    throw new KbqaError('BAD_REQUEST', 'KBQA_EMBED_MODEL is none: set it to a model id or folder to build vectors');
+    throw new KbqaError(
+      'BAD_REQUEST',
+      'KBQA_EMBED_MODEL is none: set it to a model id or folder to build vectors',
+    );
   }
   const dataSource = await openDataSource({ file: config.databaseFile });
   const embedder = await TransformersEmbedder.load({

@@ -10,10 +10,27 @@ export async function showTask(
   ctx: INestApplicationContext,
   taskId: number,
 ): Promise<{ text: string; json: unknown }> {
-  const task = await ctx.get<DataSource>(DATA_SOURCE).getRepository(IngestionTaskEntity).findOne({
-    select: ['id', 'projectId', 'kind', 'status', 'currentStep', 'current', 'total', 'success', 'error', 'errorCode', 'stats', 'createdAt', 'finishedAt'],
-    where: { id: taskId },
-  });
+  const task = await ctx
+    .get<DataSource>(DATA_SOURCE)
+    .getRepository(IngestionTaskEntity)
+    .findOne({
+      select: [
+        'id',
+        'projectId',
+        'kind',
+        'status',
+        'currentStep',
+        'current',
+        'total',
+        'success',
+        'error',
+        'errorCode',
+        'stats',
+        'createdAt',
+        'finishedAt',
+      ],
+      where: { id: taskId },
+    });
   if (!task) throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
   const stats: Partial<TaskStats> = task.stats ? (JSON.parse(task.stats) as Partial<TaskStats>) : {};
   const indexed = stats.indexed ?? [];

@@ -83,7 +83,11 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
   if (group === 'models' && action === 'pull') return pullCommand(config, arg, flags.has('json'));
   if (group === 'reindex') {
     const project = flags.get('project');
-    return reindexCommand(config, project === undefined ? undefined : intArg(project, '--project'), flags.has('json'));
+    return reindexCommand(
+      config,
+      project === undefined ? undefined : intArg(project, '--project'),
+      flags.has('json'),
+    );
   }
   return withContext(config, async (ctx) => {
     const projects = ctx.get(ProjectsService);

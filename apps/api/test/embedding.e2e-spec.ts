@@ -11,7 +11,12 @@ import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { cli } from './process-helpers';
 
 const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
-const PAGES = ['Reference/Server.md', 'Reference/Hooks.md', 'Reference/Decorators.md', 'Guides/Getting-Started.md'];
+const PAGES = [
+  'Reference/Server.md',
+  'Reference/Hooks.md',
+  'Reference/Decorators.md',
+  'Guides/Getting-Started.md',
+];
 
 function pages(): Array<{ source: string; content: string; metadata: Record<string, string> }> {
   return PAGES.map((page) => ({
@@ -105,7 +110,12 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
 
   describe('without a model, then reindex, then a model change', () => {
     const dataDir = join(root, 'data');
-    const env = (model: string) => ({ KBQA_DATA_DIR: dataDir, KBQA_EMBED_MODEL: model, KBQA_OFFLINE: '1', KBQA_MODELS_DIR: join(root, 'empty-cache') });
+    const env = (model: string) => ({
+      KBQA_DATA_DIR: dataDir,
+      KBQA_EMBED_MODEL: model,
+      KBQA_OFFLINE: '1',
+      KBQA_MODELS_DIR: join(root, 'empty-cache'),
+    });
     let projectId: number;
     let p: TestProject;
 
@@ -115,7 +125,10 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
         const health = await request(t.http).get('/health').expect(200);
         expect(health.body.retrieval).toBe('lexical');
         expect(await t.app.get(EmbeddingService).settled()).toBe('lexical');
-        expect(t.app.get(EmbeddingService).state).toMatchObject({ status: 'unavailable', model: 'Xenova/all-MiniLM-L6-v2' });
+        expect(t.app.get(EmbeddingService).state).toMatchObject({
+          status: 'unavailable',
+          model: 'Xenova/all-MiniLM-L6-v2',
+        });
         const p = await t.createProject('later');
         projectId = p.id;
         await ingest(t, p);
@@ -123,7 +136,12 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
         expect(c.vectors).toBe(0);
         expect(c.pending).toBe(c.chunks);
         const res = await t
-          .post('/v1/serviceChat', { api_key: p.serverKey, question: 'how do I decorate the request object', history: [], shouldStream: false })
+          .post('/v1/serviceChat', {
+            api_key: p.serverKey,
+            question: 'how do I decorate the request object',
+            history: [],
+            shouldStream: false,
+          })
           .expect(200);
         expect(res.body.sources[0].link).toContain('Decorators.md');
       } finally {
@@ -245,9 +263,17 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
           KBQA_MODEL_HOST: host,
         }),
       );
-      expect(out).toEqual({ model: 'acme/kbqa-tiny-bert', dimension: TINY_MODEL_DIMENSION, models_dir: cache });
+      expect(out).toEqual({
+        model: 'acme/kbqa-tiny-bert',
+        dimension: TINY_MODEL_DIMENSION,
+        models_dir: cache,
+      });
       expect(requests.some((r) => r.endsWith('model_quantized.onnx'))).toBe(true);
-      const t = await startTestApp({ KBQA_EMBED_MODEL: 'acme/kbqa-tiny-bert', KBQA_MODELS_DIR: cache, KBQA_OFFLINE: '1' });
+      const t = await startTestApp({
+        KBQA_EMBED_MODEL: 'acme/kbqa-tiny-bert',
+        KBQA_MODELS_DIR: cache,
+        KBQA_OFFLINE: '1',
+      });
       try {
         expect(await t.app.get(EmbeddingService).settled()).toBe('hybrid');
       } finally {

@@ -46,7 +46,10 @@ describe('Foundation endpoints (e2e)', () => {
         .expect(200);
       expect(Number.isInteger(res.body.task_id)).toBe(true);
       const status = await t.waitForTask(res.body.task_id);
-      expect(status).toEqual({ status: 'completed', result: { error: '', project_id: a.id, success: true, indexed: 2, skipped: 0 } });
+      expect(status).toEqual({
+        status: 'completed',
+        result: { error: '', project_id: a.id, success: true, indexed: 2, skipped: 0 },
+      });
       const index = t.app.get(SqliteChunkIndex);
       const hits = await index.search({
         projectId: a.id,

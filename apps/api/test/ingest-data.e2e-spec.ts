@@ -65,9 +65,17 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
     const report = JSON.parse(
       await cli(['tasks', 'show', String(done.taskId), '--json'], { KBQA_DATA_DIR: t.dataDir }),
     );
-    expect(report).toMatchObject({ id: done.taskId, status: 'completed', success: true, indexed_count: urls.length });
+    expect(report).toMatchObject({
+      id: done.taskId,
+      status: 'completed',
+      success: true,
+      indexed_count: urls.length,
+    });
     expect([...report.indexed].sort()).toEqual([...urls].sort());
-    expect(report.skipped).toContainEqual({ url: `${plain.origin}/docs/guides/testing`, reason: expect.stringMatching(/exclud|include/i) });
+    expect(report.skipped).toContainEqual({
+      url: `${plain.origin}/docs/guides/testing`,
+      reason: expect.stringMatching(/exclud|include/i),
+    });
     expect(report.skipped_count).toBe((done.result as { skipped: number }).skipped);
     expect(report.skipped_count).toBeGreaterThan(0);
     expect(urls).toContain(`${plain.origin}/docs/reference/hooks`);
@@ -119,7 +127,12 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
     }
     const allowed = await ingest({ url: `${docusaurus.origin}/sitemap.xml`, type: 'sitemap' });
     // Every page the Docusaurus site's sitemap lists.
-    expect(allowed.result).toMatchObject({ error: '', project_id: p.id, success: true, indexed: sitemapPages });
+    expect(allowed.result).toMatchObject({
+      error: '',
+      project_id: p.id,
+      success: true,
+      indexed: sitemapPages,
+    });
   });
 
   it('ingests a Docusaurus site through its sitemap', async () => {
@@ -130,7 +143,12 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
     const done = await t.waitForTask(res.body.task_id, 60_000);
     const sources = await t.post('/v1/getSources', { api_key: q.serverKey }).expect(200);
     expect(sources.body.length).toBeGreaterThan(30);
-    expect(done.result).toMatchObject({ error: '', project_id: q.id, success: true, indexed: sources.body.length });
+    expect(done.result).toMatchObject({
+      error: '',
+      project_id: q.id,
+      success: true,
+      indexed: sources.body.length,
+    });
   });
 
   it('refuses private addresses that are not allowlisted, in the task result', async () => {
@@ -147,7 +165,12 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
           .post('/v1/ingestData', { api_key: q.serverKey, url, type: 'url' })
           .expect(200);
         const done = await strict.waitForTask(res.body.task_id);
-        expect(done.result).toMatchObject({ error: expect.any(String), project_id: q.id, success: false, indexed: 0 });
+        expect(done.result).toMatchObject({
+          error: expect.any(String),
+          project_id: q.id,
+          success: false,
+          indexed: 0,
+        });
       }
       expect(plain.requests.filter((r) => r.startsWith('/?strict'))).toEqual([]);
     } finally {

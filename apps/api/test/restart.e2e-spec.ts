@@ -65,7 +65,12 @@ describe('Restart recovery (e2e, real processes)', () => {
       for (;;) {
         const s = await postJson(server.baseUrl, '/v1/ingestionStatus', { task_id: String(id) });
         if (s.body.status === 'completed') {
-          expect(s.body.result).toMatchObject({ error: '', project_id: project.id, success: true, skipped: 0 });
+          expect(s.body.result).toMatchObject({
+            error: '',
+            project_id: project.id,
+            success: true,
+            skipped: 0,
+          });
           break;
         }
         await new Promise((r) => setTimeout(r, 20));

@@ -22,7 +22,8 @@ function corpusChunks() {
     for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
       if (!file.endsWith('.md')) continue;
       const content = readFileSync(path.join(CORPUS, folder, file), 'utf8');
-      for (const c of chunker.chunk({ source: `${folder}/${file}`, content, link: file })) texts.push(embeddingText(c));
+      for (const c of chunker.chunk({ source: `${folder}/${file}`, content, link: file }))
+        texts.push(embeddingText(c));
     }
   }
   return texts;
@@ -38,16 +39,35 @@ function matmulModel(k, n) {
       graph: {
         name: 'matmul',
         node: [{ opType: 'MatMul', input: ['x', 'w'], output: ['y'] }],
-        initializer: [{ name: 'w', dataType: onnx.TensorProto.DataType.FLOAT, dims: [k, n], rawData: new Uint8Array(weights.buffer) }],
-        input: [{ name: 'x', type: { tensorType: { elemType: 1, shape: { dim: [{ dimParam: 'rows' }, { dimValue: k }] } } } }],
-        output: [{ name: 'y', type: { tensorType: { elemType: 1, shape: { dim: [{ dimParam: 'rows' }, { dimValue: n }] } } } }],
+        initializer: [
+          {
+            name: 'w',
+            dataType: onnx.TensorProto.DataType.FLOAT,
+            dims: [k, n],
+            rawData: new Uint8Array(weights.buffer),
+          },
+        ],
+        input: [
+          {
+            name: 'x',
+            type: { tensorType: { elemType: 1, shape: { dim: [{ dimParam: 'rows' }, { dimValue: k }] } } },
+          },
+        ],
+        output: [
+          {
+            name: 'y',
+            type: { tensorType: { elemType: 1, shape: { dim: [{ dimParam: 'rows' }, { dimValue: n }] } } },
+          },
+        ],
       },
     }),
   ).finish();
 }
 
 async function matmulGflops() {
-  const ortPath = require.resolve('onnxruntime-node', { paths: [path.dirname(require.resolve('@huggingface/transformers'))] });
+  const ortPath = require.resolve('onnxruntime-node', {
+    paths: [path.dirname(require.resolve('@huggingface/transformers'))],
+  });
   const ort = require(ortPath);
   const k = 384;
   const n = 1536;
@@ -68,7 +88,12 @@ async function main() {
     await makeTinyModel(dir);
     const texts = corpusChunks();
     const chars = texts.reduce((s, t) => s + t.length, 0);
-    const embedder = await TransformersEmbedder.load({ model: TINY_MODEL_NAME, modelsDir: dir, offline: true, batchSize: 32 });
+    const embedder = await TransformersEmbedder.load({
+      model: TINY_MODEL_NAME,
+      modelsDir: dir,
+      offline: true,
+      batchSize: 32,
+    });
     await embedder.embed(texts.slice(0, 64), 'passage');
     const start = process.hrtime.bigint();
     await embedder.embed(texts, 'passage');
@@ -98,7 +123,7 @@ async function main() {
         ` storage-ready copies), not inference. The MiniLM estimate: onnxruntime reached ${gflops.toFixed(1)} GFLOP/s on a` +
         ` 384x1536 fp32 MatMul (a MiniLM feed-forward shape) here; at about 24 MFLOP per token and` +
         ` ${tokensPerChunk.toFixed(0)} tokens per chunk (${CHARS_PER_TOKEN} characters per token), that is` +
-        ` ${(MINILM_FLOP_PER_TOKEN * tokensPerChunk / 1e9).toFixed(1)} GFLOP per chunk, so about ${miniLmChunksPerSecond.toFixed(0)} chunks/s` +
+        ` ${((MINILM_FLOP_PER_TOKEN * tokensPerChunk) / 1e9).toFixed(1)} GFLOP per chunk, so about ${miniLmChunksPerSecond.toFixed(0)} chunks/s` +
         ` as an upper bound (attention, layer norms and the int8 kernels of the quantized model move it either way).`,
     ];
     console.log(out.join('\n'));

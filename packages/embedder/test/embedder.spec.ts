@@ -104,7 +104,9 @@ describe('TransformersEmbedder with the generated tiny model', () => {
     try {
       const second = await makeTinyModel(again.dir);
       const files = (await readdir(modelDir, { recursive: true })).filter((f) => f.includes('.'));
-      expect(files).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', path.join('onnx', 'model_quantized.onnx')]));
+      expect(files).toEqual(
+        expect.arrayContaining(['config.json', 'tokenizer.json', path.join('onnx', 'model_quantized.onnx')]),
+      );
       for (const file of files) {
         expect(await readFile(path.join(second, file))).toEqual(await readFile(path.join(modelDir, file)));
       }

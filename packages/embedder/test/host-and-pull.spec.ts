@@ -20,13 +20,22 @@ describe('EmbedderHost', () => {
 
   it('starts without waiting for the model and becomes ready in the background', async () => {
     const states: EmbedderState['status'][] = [];
-    const host = new EmbedderHost({ model: modelDir, modelsDir: tmp.dir, offline: true, workerPath: WORKER_PATH });
+    const host = new EmbedderHost({
+      model: modelDir,
+      modelsDir: tmp.dir,
+      offline: true,
+      workerPath: WORKER_PATH,
+    });
     host.onStateChange((s) => states.push(s.status));
     host.start();
     expect(host.state.status).toBe('loading');
     expect(host.get()).toBeUndefined();
     const ready = new Promise((resolve) => host.onReady(resolve));
-    expect(await host.settled()).toEqual({ status: 'ready', model: modelDir, dimension: TINY_MODEL_DIMENSION });
+    expect(await host.settled()).toEqual({
+      status: 'ready',
+      model: modelDir,
+      dimension: TINY_MODEL_DIMENSION,
+    });
     await ready;
     expect(host.get()?.dimension).toBe(TINY_MODEL_DIMENSION);
     expect(states).toEqual(['ready']);

@@ -62,10 +62,18 @@ describe(nonHtmlExtension.name, () => {
 
 describe(validateSiteRequest.name, () => {
   it('accepts http(s) sites and refuses other schemes, credentials and bad patterns, naming the problem', () => {
-    expect(() => validateSiteRequest({ url: 'https://docs.example.com/', includePaths: ['/docs/*'] }, 'crawled')).not.toThrow();
+    expect(() =>
+      validateSiteRequest({ url: 'https://docs.example.com/', includePaths: ['/docs/*'] }, 'crawled'),
+    ).not.toThrow();
     expect(() => validateSiteRequest({ url: 'not a url' }, 'crawled')).toThrow(/not a valid URL/);
-    expect(() => validateSiteRequest({ url: 'file:///etc/passwd' }, 'crawled')).toThrow(/only http and https sites can be crawled/);
-    expect(() => validateSiteRequest({ url: 'https://u:p@docs.example.com/' }, 'loaded')).toThrow(/credentials cannot be loaded/);
-    expect(() => validateSiteRequest({ url: 'https://docs.example.com/', excludePaths: [''] }, 'crawled')).toThrow(KbqaError);
+    expect(() => validateSiteRequest({ url: 'file:///etc/passwd' }, 'crawled')).toThrow(
+      /only http and https sites can be crawled/,
+    );
+    expect(() => validateSiteRequest({ url: 'https://u:p@docs.example.com/' }, 'loaded')).toThrow(
+      /credentials cannot be loaded/,
+    );
+    expect(() =>
+      validateSiteRequest({ url: 'https://docs.example.com/', excludePaths: [''] }, 'crawled'),
+    ).toThrow(KbqaError);
   });
 });

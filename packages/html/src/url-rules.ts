@@ -88,7 +88,8 @@ export function validateSiteRequest(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new KbqaError('BAD_REQUEST', `only http and https sites can be ${what}, got ${url.protocol}`);
   }
-  if (url.username || url.password) throw new KbqaError('BAD_REQUEST', `URLs with credentials cannot be ${what}`);
+  if (url.username || url.password)
+    throw new KbqaError('BAD_REQUEST', `URLs with credentials cannot be ${what}`);
   pathMatcher(request.includePaths, 'includePaths');
   pathMatcher(request.excludePaths, 'excludePaths');
 }

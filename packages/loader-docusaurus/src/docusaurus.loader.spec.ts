@@ -283,7 +283,9 @@ describe(DocusaurusLoader.name, () => {
         '/docs/data': 'not an HTML page (application/json)',
         '/docs/gone': 'HTTP 404',
       });
-      expect(reasonOf(result, 'http://other.test/maps/x.xml')).toEqual(expect.stringContaining('nested sitemap on another host'));
+      expect(reasonOf(result, 'http://other.test/maps/x.xml')).toEqual(
+        expect.stringContaining('nested sitemap on another host'),
+      );
       // The listed variants of /docs/intro collapse into one fetch.
       expect(server.requests.filter((r) => r.startsWith('/docs/intro'))).toEqual(
         expect.arrayContaining(['/docs/intro', '/docs/intro-print']),

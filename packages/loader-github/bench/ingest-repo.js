@@ -17,7 +17,9 @@ function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
-const corpus = resolve(arg('corpus', join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs')));
+const corpus = resolve(
+  arg('corpus', join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs')),
+);
 const runs = Number(arg('runs', '5'));
 const copies = Number(arg('copies', '1'));
 

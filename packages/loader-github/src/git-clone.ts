@@ -119,11 +119,15 @@ export function cloneRepository(options: CloneOptions, path: string | undefined)
   const { signal } = options;
   if (signal.aborted) return Promise.reject(new KbqaError('ABORTED', 'the load was cancelled'));
   return new Promise<void>((resolve, reject) => {
-    const child = spawn(options.gitBinary, cloneArgs(options.url, options.dir, options.allowHttp, options.resolve), {
-      env: gitEnv(options.homeDir, path),
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
-    });
+    const child = spawn(
+      options.gitBinary,
+      cloneArgs(options.url, options.dir, options.allowHttp, options.resolve),
+      {
+        env: gitEnv(options.homeDir, path),
+        stdio: ['ignore', 'ignore', 'pipe'],
+        detached: true,
+      },
+    );
     let stderr = '';
     let stopReason: KbqaError | undefined;
     let spawnError: Error | undefined;

@@ -312,10 +312,15 @@ describe(GithubLoader.name, () => {
   });
 
   it('pins IPv6 answers in brackets and leaves IP literals alone', () => {
-    expect(pinnedResolve(new URL('https://git.example.com/a/b.git'), [{ address: '2001:db8::1', family: 6 }, { address: '93.184.216.34', family: 4 }])).toBe(
-      'git.example.com:443:[2001:db8::1],93.184.216.34',
-    );
-    expect(pinnedResolve(new URL('http://127.0.0.1:8080/a/b.git'), [{ address: '127.0.0.1', family: 4 }])).toBeUndefined();
+    expect(
+      pinnedResolve(new URL('https://git.example.com/a/b.git'), [
+        { address: '2001:db8::1', family: 6 },
+        { address: '93.184.216.34', family: 4 },
+      ]),
+    ).toBe('git.example.com:443:[2001:db8::1],93.184.216.34');
+    expect(
+      pinnedResolve(new URL('http://127.0.0.1:8080/a/b.git'), [{ address: '127.0.0.1', family: 4 }]),
+    ).toBeUndefined();
   });
 
   it('runs git with a hardened command line', async () => {

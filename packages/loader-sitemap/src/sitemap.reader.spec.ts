@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KbqaError, type SkippedItem } from '@kbqa/core';
 import { SafeFetcher } from '@kbqa/fetcher';
-import { decodeXmlText, looksLikeSitemap, parseSitemap, readSitemap, type SitemapLimits } from './sitemap.reader';
+import {
+  decodeXmlText,
+  looksLikeSitemap,
+  parseSitemap,
+  readSitemap,
+  type SitemapLimits,
+} from './sitemap.reader';
 import { startSite, type TestSite } from '../test/site';
 
 let site: TestSite;
@@ -164,8 +170,12 @@ describe('parseSitemap', () => {
 
 describe('looksLikeSitemap', () => {
   it('tells sitemaps (namespaced or not) from HTML app shells', () => {
-    expect(looksLikeSitemap('<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')).toBe(true);
+    expect(
+      looksLikeSitemap('<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'),
+    ).toBe(true);
     expect(looksLikeSitemap('<sm:sitemapindex>')).toBe(true);
-    expect(looksLikeSitemap('<!doctype html><html><body><div id="__docusaurus"></div></body></html>')).toBe(false);
+    expect(looksLikeSitemap('<!doctype html><html><body><div id="__docusaurus"></div></body></html>')).toBe(
+      false,
+    );
   });
 });

@@ -42,7 +42,6 @@ export interface WebsiteCrawlerOptions {
   extract?: CrawlExtractFn;
 }
 
-
 interface Target {
   url: string;
   depth: number;

@@ -251,7 +251,12 @@ describe('lexical search scoped by project inside the index', () => {
     const index = new SqliteChunkIndex(db);
     const ids: number[] = [];
     for (const name of ['a', 'b']) {
-      ids.push(Number(db.prepare("INSERT INTO projects (name, created_at) VALUES (?, '2026-01-01')").run(name).lastInsertRowid));
+      ids.push(
+        Number(
+          db.prepare("INSERT INTO projects (name, created_at) VALUES (?, '2026-01-01')").run(name)
+            .lastInsertRowid,
+        ),
+      );
     }
     const [a, b] = ids as [number, number];
     for (const projectId of [a, b]) {
@@ -259,7 +264,12 @@ describe('lexical search scoped by project inside the index', () => {
         projectId,
         source: 'same',
         kind: 'documents',
-        documents: [{ document: doc('same'), chunks: [draft('Hooks run in order.', 0, ['Hooks']), draft('Unrelated text.', 1, ['Other'])] }],
+        documents: [
+          {
+            document: doc('same'),
+            chunks: [draft('Hooks run in order.', 0, ['Hooks']), draft('Unrelated text.', 1, ['Other'])],
+          },
+        ],
       });
     }
     const hits = await index.search({ projectId: a, text: 'hooks', topK: 10, mode: 'lexical' });
@@ -275,7 +285,8 @@ describe('full-text segment merging', () => {
     try {
       const db = rawDatabase(ds);
       const projectId = Number(
-        db.prepare("INSERT INTO projects (name, created_at) VALUES ('m', '2026-01-01')").run().lastInsertRowid,
+        db.prepare("INSERT INTO projects (name, created_at) VALUES ('m', '2026-01-01')").run()
+          .lastInsertRowid,
       );
       const index = new SqliteChunkIndex(db);
       // The structure record (id 10) lists segments; its size grows with their number.
@@ -289,7 +300,9 @@ describe('full-text segment merging', () => {
           documents: [{ document: doc(`s${i}`), chunks: [draft(`Segment ${i} words about hooks.`)] }],
         });
       }
-      const automerge = db.prepare("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").get() as { v: number };
+      const automerge = db.prepare("SELECT v FROM chunks_fts_config WHERE k = 'automerge'").get() as {
+        v: number;
+      };
       expect(automerge.v).toBe(0);
       const before = structureBytes();
       for (let i = 0; i < 20; i++) index.mergeStep(100);

@@ -92,7 +92,14 @@ export class IngestionRunner implements TaskRunner {
       attempts: task.attempts + 1,
       updatedAt: nowTimestamp(),
     });
-    const stats: TaskStats = { documents: 0, chunks: 0, sources: 0, indexed: [], skipped: [], skippedCount: 0 };
+    const stats: TaskStats = {
+      documents: 0,
+      chunks: 0,
+      sources: 0,
+      indexed: [],
+      skipped: [],
+      skippedCount: 0,
+    };
     try {
       const chunkIds =
         task.kind === 'documents'
@@ -113,7 +120,10 @@ export class IngestionRunner implements TaskRunner {
         return;
       }
       const error = deadline.aborted
-        ? new KbqaError('TIMEOUT', `the task ran longer than ${Math.round(this.config.taskTimeoutMs / 1000)} s and was stopped`)
+        ? new KbqaError(
+            'TIMEOUT',
+            `the task ran longer than ${Math.round(this.config.taskTimeoutMs / 1000)} s and was stopped`,
+          )
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
       await this.finish(taskId, { success: false, stats, error });

@@ -104,7 +104,11 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
     const embedder = this.ready();
     if (!embedder || chunkIds.length === 0) return;
     try {
-      await embedPending(embedder, this.vectors, { chunkIds: new Set(chunkIds), signal, onProgress: progress });
+      await embedPending(embedder, this.vectors, {
+        chunkIds: new Set(chunkIds),
+        signal,
+        onProgress: progress,
+      });
     } catch (error) {
       if (signal.aborted) throw error;
       // The text is indexed already; a failing model must not fail the task. The backfill retries.

@@ -24,7 +24,10 @@ export class SourcesController {
   /** SPEC.md's three rules: delete_all keeps taught sources; a named source; neither is an error. */
   @Post('deleteSource')
   @HttpCode(200)
-  async deleteSource(@Auth() auth: AuthenticatedKey, @Body() dto: DeleteSourceDto): Promise<DeleteSourceResponse> {
+  async deleteSource(
+    @Auth() auth: AuthenticatedKey,
+    @Body() dto: DeleteSourceDto,
+  ): Promise<DeleteSourceResponse> {
     if (dto.delete_all === true) {
       return { message: 'Source(s) deleted', deleted: await this.store.deleteAllSources(auth.projectId) };
     }
@@ -32,6 +35,9 @@ export class SourcesController {
       throw new KbqaError('BAD_REQUEST', 'source is required unless delete_all is true');
     }
     // Deleting a source that is already gone succeeds with a count of 0 (idempotent retries).
-    return { message: 'Source(s) deleted', deleted: await this.store.deleteSource(auth.projectId, dto.source) };
+    return {
+      message: 'Source(s) deleted',
+      deleted: await this.store.deleteSource(auth.projectId, dto.source),
+    };
   }
 }

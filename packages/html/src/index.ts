@@ -14,3 +14,4 @@ export {
   type PageContent,
 } from './page-document';
 export { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from './url-rules';
+export { emptyPageReason, fetchSitePage, SeenContent } from './site-pages';

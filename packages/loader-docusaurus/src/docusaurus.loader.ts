@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   KbqaError,
   type FetchResponse,
@@ -11,12 +10,14 @@ import {
 } from '@kbqa/core';
 import {
   decodeHtml,
+  emptyPageReason,
   extractContent,
-  HTML_ACCEPT,
+  fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
   pageFailure,
   pathMatcher,
+  SeenContent,
   validateSiteRequest,
   type ExtractedPage,
   type ExtractOptions,
@@ -90,7 +91,7 @@ export class DocusaurusLoader implements SourceLoader {
     context.progress({ step: 'SCRAPING', current: 0, total: pages.length, message: `sitemap ${sitemapUrl}` });
 
     const indexed = new Set<string>();
-    const contents = new Map<string, string>();
+    const contents = new SeenContent();
     let done = 0;
     let yielded = 0;
     let closed = false;
@@ -264,20 +265,13 @@ export class DocusaurusLoader implements SourceLoader {
   private async page(
     url: string,
     indexed: Set<string>,
-    contents: Map<string, string>,
+    contents: SeenContent,
     skip: (item: SkippedItem) => void,
     signal: AbortSignal,
   ): Promise<LoadedDocument | undefined> {
     let res: FetchResponse;
     try {
-      if (!(await this.fetcher.isAllowedByRobots(url, signal))) {
-        throw new KbqaError('FETCH_REFUSED', `disallowed by robots.txt: ${url}`);
-      }
-      res = await this.fetcher.fetch(url, {
-        signal,
-        accept: HTML_ACCEPT,
-        ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
-      });
+      res = await fetchSitePage(this.fetcher, url, signal, this.maxPageBytes);
     } catch (error) {
       if (signal.aborted) throw abortedError();
       const err = KbqaError.from(error);
@@ -302,12 +296,9 @@ export class DocusaurusLoader implements SourceLoader {
       skip({ url, reason: `extraction failed: ${KbqaError.from(error).message}` });
       return undefined;
     }
-    if (page.needsJavaScript) {
-      skip({ url, reason: 'no extractable text; the page needs JavaScript' });
-      return undefined;
-    }
-    if (page.textLength === 0 || !page.markdown.trim()) {
-      skip({ url, reason: 'no extractable text' });
+    const empty = emptyPageReason(page);
+    if (empty) {
+      skip({ url, reason: empty });
       return undefined;
     }
     const canonical = normalizeUrl(page.canonicalUrl ?? '');
@@ -316,13 +307,11 @@ export class DocusaurusLoader implements SourceLoader {
       skip({ url, reason: `duplicate of ${key}` });
       return undefined;
     }
-    const digest = createHash('sha1').update(page.markdown).digest('hex');
-    const same = contents.get(digest);
+    const same = contents.claim(page.markdown, finalUrl);
     if (same) {
       skip({ url, reason: `same content as ${same}` });
       return undefined;
     }
-    contents.set(digest, finalUrl);
     indexed.add(key);
     indexed.add(finalUrl);
     return {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   KbqaError,
   type FetchResponse,
@@ -11,12 +10,14 @@ import {
 } from '@kbqa/core';
 import {
   decodeHtml,
+  emptyPageReason,
   extractContent,
-  HTML_ACCEPT,
+  fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
   pageFailure,
   pathMatcher,
+  SeenContent,
   validateSiteRequest,
   type ExtractedPage,
   type ExtractOptions,
@@ -97,7 +98,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     /** Normalized canonical (or final) URLs of the documents yielded. */
     const indexed = new Set<string>();
     /** sha1 of each yielded markdown → its page: pages without a canonical still dedupe by content. */
-    const contents = new Map<string, string>();
+    const contents = new SeenContent();
     const queue: Target[] = [{ url: start, depth: 0 }];
     let head = 0;
     let scheduled = 0;
@@ -144,14 +145,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       const isStart = target.url === start && target.depth === 0;
       let res: FetchResponse;
       try {
-        if (!(await this.fetcher.isAllowedByRobots(target.url, signal))) {
-          throw new KbqaError('FETCH_REFUSED', `disallowed by robots.txt: ${target.url}`);
-        }
-        res = await this.fetcher.fetch(target.url, {
-          signal,
-          accept: HTML_ACCEPT,
-          ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
-        });
+        res = await fetchSitePage(this.fetcher, target.url, signal, this.maxPageBytes);
       } catch (error) {
         if (signal.aborted) throw abortedError();
         const err = KbqaError.from(error);
@@ -203,21 +197,16 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         });
         return undefined;
       }
-      if (page.needsJavaScript) {
-        skip({ url: finalUrl, reason: 'no extractable text; the page needs JavaScript' });
+      const empty = emptyPageReason(page);
+      if (empty) {
+        skip({ url: finalUrl, reason: empty });
         return undefined;
       }
-      if (page.textLength === 0 || !page.markdown.trim()) {
-        skip({ url: finalUrl, reason: 'no extractable text' });
-        return undefined;
-      }
-      const digest = createHash('sha1').update(page.markdown).digest('hex');
-      const same = contents.get(digest);
+      const same = contents.claim(page.markdown, finalUrl);
       if (same) {
         skip({ url: finalUrl, reason: `same content as ${same}` });
         return undefined;
       }
-      contents.set(digest, finalUrl);
       indexed.add(key);
       indexed.add(finalUrl);
       return {

@@ -38,8 +38,11 @@ const PROGRESS_INTERVAL_MS = 250;
  * a larger one makes fewer FTS5 segments. 25 keeps ingestion well above 1,000 documents/s.
  */
 const WRITE_BATCH_DOCUMENTS = 25;
-/** Store upkeep steps after each write (FTS5 merging: three 100-page steps keep up). */
-const MERGE_STEPS_PER_WRITE = 3;
+/**
+ * Store upkeep (FTS5 merging) per WRITE_BATCH_DOCUMENTS documents written: three 100-page
+ * steps keep up. Loaders write a page at a time, so upkeep waits until that many accumulated.
+ */
+const MERGE_STEPS_PER_BATCH = 3;
 /** Longest run of synchronous chunking before other requests get the event loop. */
 const SLICE_MS = 4;
 
@@ -157,10 +160,11 @@ export class IngestionRunner implements TaskRunner {
     const flush = async () => {
       chunkIds.push(...(await this.writeSources(batch, stats)));
       done += batchDocs;
+      const written = batchDocs;
       batch = [];
       batchDocs = 0;
       await this.progress(task.id, { step: 'EMBEDDING', current: done, total });
-      await this.mergeIndex();
+      await this.mergeIndex(written);
     };
     let sliceStart = performance.now();
     for (const [source, docs] of bySource) {
@@ -203,7 +207,7 @@ export class IngestionRunner implements TaskRunner {
     for await (const doc of loader.load(request, context)) {
       const input = await this.prepareSource(task.projectId, doc.source, task.kind, [doc], signal);
       chunkIds.push(...(await this.writeSources([input], stats)));
-      await this.mergeIndex();
+      await this.mergeIndex(input.documents.length);
     }
     if (stats.documents === 0) {
       const why =
@@ -255,13 +259,20 @@ export class IngestionRunner implements TaskRunner {
    * requests are never stuck behind one long merge (automatic merging is off; see
    * SqliteChunkIndex.mergeStep).
    */
-  private async mergeIndex(): Promise<void> {
-    for (let step = 0; step < MERGE_STEPS_PER_WRITE; step++) {
-      await yieldToEventLoop();
-      await this.store.maintain();
+  private async mergeIndex(documentsWritten: number): Promise<void> {
+    this.unmergedDocuments += documentsWritten;
+    if (this.unmergedDocuments >= WRITE_BATCH_DOCUMENTS) {
+      this.unmergedDocuments = 0;
+      for (let step = 0; step < MERGE_STEPS_PER_BATCH; step++) {
+        await yieldToEventLoop();
+        await this.store.maintain();
+      }
     }
     await yieldToEventLoop();
   }
+
+  /** Documents written since the last upkeep, over all tasks of this process. */
+  private unmergedDocuments = 0;
 
   private async chunk(document: LoadedDocument, signal: AbortSignal): Promise<ChunkDraft[]> {
     if (!document.summarize || !this.summarizer) return this.chunker.chunk(document);

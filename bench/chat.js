@@ -6,30 +6,10 @@
 'use strict';
 const http = require('node:http');
 const path = require('node:path');
-const { readdirSync, readFileSync, rmSync } = require('node:fs');
+const { rmSync } = require('node:fs');
 const Database = require('better-sqlite3');
-const { tempDir, cli, startServer, post, percentile } = require('./lib');
+const { tempDir, cli, startServer, post, percentile, waitForTask, corpusVocabulary } = require('./lib');
 
-/**
- * Vocabulary of the fastify-docs corpus, most frequent first: synthetic documents draw words with
- * a Zipf-like skew from it, so term frequencies look like real documentation.
- */
-function corpusVocabulary() {
-  const counts = new Map();
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.md'))
-        for (const w of readFileSync(p, 'utf8')
-          .toLowerCase()
-          .match(/[a-z]{2,}/g) || [])
-          counts.set(w, (counts.get(w) || 0) + 1);
-    }
-  };
-  walk(path.join(__dirname, '..', '..', 'shared', 'corpora', 'fastify-docs'));
-  return [...counts].sort((a, b) => b[1] - a[1]).map((x) => x[0]);
-}
 const WORDS = corpusVocabulary();
 const QUESTIONS = [
   'How do I register a plugin with a prefix?',
@@ -61,13 +41,7 @@ function doc(i, words = 330) {
 }
 
 async function waitTasks(baseUrl, ids) {
-  for (const id of ids) {
-    for (;;) {
-      const s = await post(baseUrl, '/v1/ingestionStatus', { task_id: String(id) });
-      if (s.body.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  for (const id of ids) await waitForTask(baseUrl, id, 20);
 }
 
 async function ingest(baseUrl, key, from, count) {

@@ -5,7 +5,7 @@
 const { rmSync } = require('node:fs');
 const path = require('node:path');
 const { renderDocsSite, startSiteServer } = require('../packages/html/dist/testing');
-const { tempDir, cli, startServer, post, peakRssMb } = require('./lib');
+const { tempDir, cli, startServer, post, peakRssMb, waitForTask } = require('./lib');
 
 const CORPUS = path.join(__dirname, '..', '..', 'shared', 'corpora', 'fastify-docs');
 
@@ -21,14 +21,7 @@ async function main() {
     for (let i = 0; i < 3; i++) {
       const t0 = process.hrtime.bigint();
       const res = await post(server.baseUrl, '/v1/ingestData', { api_key: key, url: `${site.origin}/` });
-      for (;;) {
-        const s = await post(server.baseUrl, '/v1/ingestionStatus', { task_id: String(res.body.task_id) });
-        if (s.body.status === 'completed') {
-          if (!s.body.result.success) throw new Error(s.body.result.error);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await waitForTask(server.baseUrl, res.body.task_id, 5);
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const pages = (await post(server.baseUrl, '/v1/getSources', { api_key: key })).body.length;
       runs.push({ seconds, pages });

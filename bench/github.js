@@ -6,7 +6,7 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { buildRepo, serve } = require('../packages/loader-github/bench/ingest-repo.js');
-const { tempDir, cli, startServer, post } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
 
 async function main() {
   const root = mkdtempSync(path.join(tmpdir(), 'kbqa-bench-gitrepo-'));
@@ -32,14 +32,7 @@ async function main() {
         type: 'github',
       });
       if (res.status !== 200) throw new Error(JSON.stringify(res.body));
-      for (;;) {
-        const s = await post(server.baseUrl, '/v1/ingestionStatus', { task_id: String(res.body.task_id) });
-        if (s.body.status === 'completed') {
-          if (!s.body.result.success) throw new Error(s.body.result.error);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await waitForTask(server.baseUrl, res.body.task_id, 5);
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const files = (await post(server.baseUrl, '/v1/getSources', { api_key: key })).body.length;
       rows.push({ seconds, files });

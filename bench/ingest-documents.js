@@ -3,7 +3,7 @@
 // and the server's peak RSS.
 'use strict';
 const { rmSync } = require('node:fs');
-const { tempDir, cli, startServer, post, peakRssMb } = require('./lib');
+const { tempDir, cli, startServer, post, peakRssMb, waitForTask } = require('./lib');
 
 const WORDS =
   'request reply hook plugin route schema validation serializer decorator logger encapsulation lifecycle server instance handler error content type parser stream payload header cookie session'.split(
@@ -46,16 +46,7 @@ async function main() {
         throw new Error(`ingestDocuments answered ${res.status}: ${JSON.stringify(res.body)}`);
       taskIds.push(res.body.task_id);
     }
-    for (const id of taskIds) {
-      for (;;) {
-        const s = await post(server.baseUrl, '/v1/ingestionStatus', { task_id: String(id) });
-        if (s.body.status === 'completed') {
-          if (!s.body.result.success) throw new Error(`task ${id} failed: ${s.body.result.error}`);
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
+    for (const id of taskIds) await waitForTask(server.baseUrl, id);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const rss = peakRssMb(server.pid);
     const rate = total / seconds;

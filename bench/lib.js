@@ -1,7 +1,7 @@
 // Shared helpers of the benchmark scripts: start the built service, call it, read its memory.
 'use strict';
 const { spawn, execFileSync } = require('node:child_process');
-const { mkdtempSync, readFileSync } = require('node:fs');
+const { mkdtempSync, readdirSync, readFileSync } = require('node:fs');
 const { tmpdir, cpus, totalmem } = require('node:os');
 const path = require('node:path');
 
@@ -83,4 +83,49 @@ function machine() {
   return `${c[0] ? c[0].model.trim() : 'unknown CPU'}, ${c.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
 
-module.exports = { ROOT, DIST, tempDir, cli, startServer, post, peakRssMb, percentile, machine };
+/** Polls ingestionStatus until the task completes; throws when it completed without success. */
+async function waitForTask(baseUrl, taskId, pollMs = 10) {
+  for (;;) {
+    const s = await post(baseUrl, '/v1/ingestionStatus', { task_id: String(taskId) });
+    if (s.body.status === 'completed') {
+      if (!s.body.result.success) throw new Error(`task ${taskId} failed: ${s.body.result.error}`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/**
+ * Vocabulary of the fastify-docs corpus, most frequent first: synthetic documents draw words with
+ * a Zipf-like skew from it, so term frequencies look like real documentation.
+ */
+function corpusVocabulary() {
+  const counts = new Map();
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.md'))
+        for (const w of readFileSync(p, 'utf8')
+          .toLowerCase()
+          .match(/[a-z]{2,}/g) || [])
+          counts.set(w, (counts.get(w) || 0) + 1);
+    }
+  };
+  walk(path.join(ROOT, '..', 'shared', 'corpora', 'fastify-docs'));
+  return [...counts].sort((a, b) => b[1] - a[1]).map((x) => x[0]);
+}
+
+module.exports = {
+  ROOT,
+  DIST,
+  tempDir,
+  cli,
+  startServer,
+  post,
+  waitForTask,
+  peakRssMb,
+  percentile,
+  machine,
+  corpusVocabulary,
+};

@@ -6,10 +6,10 @@
 // reused by later runs (BENCH_FRESH=1 rebuilds them). Markdown on stdout, progress on stderr.
 'use strict';
 const { createHash } = require('node:crypto');
-const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const { existsSync, mkdirSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
-const { ROOT, percentile } = require('../lib');
+const { ROOT, percentile, corpusVocabulary } = require('../lib');
 
 const STORE = path.join(ROOT, 'packages', 'store-sqlite');
 const Database = require(require.resolve('better-sqlite3', { paths: [STORE] }));
@@ -68,22 +68,6 @@ function queryVector(i) {
   return normalize(v);
 }
 
-function corpusVocabulary() {
-  const counts = new Map();
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.md'))
-        for (const w of readFileSync(p, 'utf8')
-          .toLowerCase()
-          .match(/[a-z]{2,}/g) || [])
-          counts.set(w, (counts.get(w) || 0) + 1);
-    }
-  };
-  walk(path.join(ROOT, '..', 'shared', 'corpora', 'fastify-docs'));
-  return [...counts].sort((a, b) => b[1] - a[1]).map((x) => x[0]);
-}
 const WORDS = corpusVocabulary();
 
 /** Text of chunk i: 40 words, Zipf-like over the vocabulary. */

@@ -7,7 +7,7 @@
 const { readdirSync, readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
 const MiniSearch = require('minisearch');
-const { tempDir, cli, startServer, post } = require('../lib');
+const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
 const { makeTinyModel } = require('../../packages/embedder/dist/testing');
 
 const CORPUS = path.join(__dirname, '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
@@ -73,11 +73,7 @@ async function runService(pages, extraEnv, expectRetrieval) {
       api_key: key,
       documents: pages.map((p) => ({ source: p.id, content: p.content })),
     });
-    for (;;) {
-      const s = await post(server.baseUrl, '/v1/ingestionStatus', { task_id: String(res.body.task_id) });
-      if (s.body.status === 'completed') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitForTask(server.baseUrl, res.body.task_id, 20);
     const ask = async (questions) => {
       const ranked = [];
       for (const { q } of questions) {

@@ -10,6 +10,7 @@ import type {
 } from '@kbqa/core';
 import { sha256Hex } from '@kbqa/core';
 import { ftsInserter, projectMatch, textMatch } from './fts-document';
+import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
 import { matchTerms, prunedMatchExpression, queryStems, termCoverage } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
@@ -258,40 +259,21 @@ export class SqliteChunkIndex implements ChunkStore {
         WHERE chunks_fts MATCH ? ${filter.sql ? `AND ${filter.sql}` : ''}
         ORDER BY raw DESC
         LIMIT ?)
-      SELECT c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link, top.raw
+      SELECT ${HIT_COLUMNS}, top.raw
       FROM top
       JOIN chunks c ON c.id = top.id
       JOIN sources s ON s.id = c.source_id`;
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
     const rows = this.db
       .prepare(sql)
-      .all(projectMatch(query.projectId, match), ...filter.params, pool) as Array<{
-      id: number;
-      document_id: number;
-      source_id: number;
-      source: string;
-      content: string;
-      title: string;
-      heading_path: string;
-      link: string;
-      raw: number;
-    }>;
+      .all(projectMatch(query.projectId, match), ...filter.params, pool) as Array<HitRow & { raw: number }>;
     const stems = queryStems(query.text);
     return rows
       .map((r) => {
         const headingPath = JSON.parse(r.heading_path) as string[];
         const coverage = termCoverage(stems, `${r.title}\n${headingPath.join('\n')}\n${r.content}`);
-        return {
-          chunkId: r.id,
-          documentId: r.document_id,
-          sourceId: r.source_id,
-          source: r.source,
-          content: r.content,
-          title: r.title,
-          headingPath,
-          link: r.link,
-          score: lexicalRelevance(r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverage)),
-        };
+        const score = lexicalRelevance(r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverage));
+        return toHit(r, score, headingPath);
       })
       .sort((a, b) => b.score - a.score)
       .slice(0, query.topK);

@@ -3,6 +3,7 @@ import type { SearchHit, SearchQuery } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
 import { buildMatchExpression } from './fts-query';
 import { textMatch } from './fts-document';
+import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
 import type { SqliteVectorIndex } from './vector-index';
 
 /**
@@ -16,17 +17,6 @@ export const LEXICAL_WEIGHT = 0.5;
 /** Candidates taken from each side, per wanted result, before fusion. */
 const POOL_FACTOR = 2;
 const MIN_POOL = 20;
-
-interface HitRow {
-  id: number;
-  document_id: number;
-  source_id: number;
-  source: string;
-  content: string;
-  title: string;
-  heading_path: string;
-  link: string;
-}
 
 export interface HybridDeps {
   db: BetterSqlite3.Database;
@@ -122,7 +112,7 @@ function hydrate(db: BetterSqlite3.Database, scored: Array<{ chunkId: number; sc
   if (scored.length === 0) return [];
   const rows = db
     .prepare<[string], HitRow>(
-      `SELECT c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link
+      `SELECT ${HIT_COLUMNS}
        FROM chunks c JOIN sources s ON s.id = c.source_id
        WHERE c.id IN (SELECT value FROM json_each(?))`,
     )
@@ -131,18 +121,7 @@ function hydrate(db: BetterSqlite3.Database, scored: Array<{ chunkId: number; sc
   const hits: SearchHit[] = [];
   for (const { chunkId, score } of scored) {
     const r = byId.get(chunkId);
-    if (!r) continue;
-    hits.push({
-      chunkId,
-      documentId: r.document_id,
-      sourceId: r.source_id,
-      source: r.source,
-      content: r.content,
-      title: r.title,
-      headingPath: JSON.parse(r.heading_path) as string[],
-      link: r.link,
-      score,
-    });
+    if (r) hits.push(toHit(r, score));
   }
   return hits;
 }

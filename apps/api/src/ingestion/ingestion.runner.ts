@@ -314,6 +314,8 @@ export class IngestionRunner implements TaskRunner {
       error: outcome.error?.message ?? null,
       errorCode: outcome.error?.code ?? null,
       stats: JSON.stringify(outcome.stats),
+      indexedCount: outcome.stats.sources,
+      skippedCount: outcome.stats.skippedCount,
       payload: '{}',
       updatedAt: now,
       finishedAt: now,

@@ -4,7 +4,7 @@ import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sq
 import { type DataSource, In, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue } from './ingestion-queue';
-import type { DocumentsPayload, TaskStats } from './ingestion.runner';
+import type { DocumentsPayload } from './ingestion.runner';
 import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
 import { LoaderRegistry } from './loader-registry';
 
@@ -84,22 +84,32 @@ export class IngestionService {
   async status(taskId: number, projectId: number | undefined): Promise<IngestionStatusResponse> {
     // Never the payload: it can be megabytes and status is polled often.
     const task = await this.tasks.findOne({
-      select: ['id', 'projectId', 'status', 'current', 'total', 'currentStep', 'success', 'error', 'stats'],
+      select: [
+        'id',
+        'projectId',
+        'status',
+        'current',
+        'total',
+        'currentStep',
+        'success',
+        'error',
+        'indexedCount',
+        'skippedCount',
+      ],
       where: { id: taskId },
     });
     if (!task || (projectId !== undefined && task.projectId !== projectId)) {
       throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
     }
     if (task.status === 'completed') {
-      const stats = task.stats ? (JSON.parse(task.stats) as Partial<TaskStats>) : {};
       return {
         status: 'completed',
         result: {
           error: task.error ?? '',
           project_id: task.projectId,
           success: task.success === true,
-          indexed: stats.sources ?? 0,
-          skipped: stats.skippedCount ?? stats.skipped?.length ?? 0,
+          indexed: task.indexedCount,
+          skipped: task.skippedCount,
         },
       };
     }

@@ -29,8 +29,14 @@ export async function embedPending(
   let highest = Number.MAX_SAFE_INTEGER;
   if (wanted) {
     if (wanted.size === 0) return 0;
-    lowest = Math.min(...wanted) - 1;
-    highest = Math.max(...wanted);
+    // A loop, not Math.min(...ids): a large crawl has more ids than a call can take as arguments.
+    lowest = Number.MAX_SAFE_INTEGER;
+    highest = 0;
+    for (const id of wanted) {
+      if (id < lowest) lowest = id;
+      if (id > highest) highest = id;
+    }
+    lowest -= 1;
   }
   const total = wanted ? wanted.size : await vectors.countPending(options.projectId);
   let done = 0;

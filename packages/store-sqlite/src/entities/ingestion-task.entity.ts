@@ -41,9 +41,17 @@ export class IngestionTaskEntity {
   @Column('text', { nullable: true })
   error!: string | null;
 
-  /** JSON summary: counts of documents, chunks and skipped items. */
+  /** JSON report: counts, and the sources indexed and items skipped (`kbqa tasks show`). */
   @Column('text', { nullable: true })
   stats!: string | null;
+
+  /** Sources indexed, kept apart from `stats` so a status poll never reads the whole report. */
+  @Column('integer', { name: 'indexed_count', default: 0 })
+  indexedCount!: number;
+
+  /** Pages, files or entries skipped. */
+  @Column('integer', { name: 'skipped_count', default: 0 })
+  skippedCount!: number;
 
   @Column('integer', { default: 0 })
   attempts!: number;

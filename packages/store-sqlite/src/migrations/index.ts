@@ -3,6 +3,7 @@ import { Vectors1733000000000 } from './1733000000000-vectors';
 import { FtsCodeColumn1733100000000 } from './1733100000000-fts-code-column';
 import { FtsProjectColumn1733200000000 } from './1733200000000-fts-project-column';
 import { FtsIncrementalMerge1733300000000 } from './1733300000000-fts-incremental-merge';
+import { TaskCounts1733400000000 } from './1733400000000-task-counts';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   FtsCodeColumn1733100000000,
   FtsProjectColumn1733200000000,
   FtsIncrementalMerge1733300000000,
+  TaskCounts1733400000000,
 ];

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LoadContext, LoadedDocument, LoadProgress, LoadRequest, SkippedItem } from '@kbqa/core';
-import { describeLoaderContract } from '@kbqa/core/testing';
+import type { LoadedDocument, LoadRequest } from '@kbqa/core';
+import { collect, describeLoaderContract } from '@kbqa/core/testing';
 import { SafeFetcher } from '@kbqa/fetcher';
 import {
   CHROME_PHRASES,
@@ -30,28 +30,18 @@ function fetcherFor(server: SiteServer): SafeFetcher {
   });
 }
 
-interface Load {
-  documents: LoadedDocument[];
-  skipped: SkippedItem[];
-  progress: LoadProgress[];
-}
+type Load = Awaited<ReturnType<typeof collect>>;
 
-async function load(
+function load(
   server: SiteServer,
   request: Omit<LoadRequest, 'url'> & { path?: string },
   options: Partial<DocusaurusLoaderOptions> = {},
 ): Promise<Load> {
-  const loader = new DocusaurusLoader({ fetcher: fetcherFor(server), ...options });
-  const result: Load = { documents: [], skipped: [], progress: [] };
-  const context: LoadContext = {
-    signal: new AbortController().signal,
-    progress: (p) => result.progress.push(p),
-    skipped: (s) => result.skipped.push(s),
-  };
   const { path = '/', ...rest } = request;
-  for await (const doc of loader.load({ url: server.origin + path, ...rest }, context))
-    result.documents.push(doc);
-  return result;
+  return collect(new DocusaurusLoader({ fetcher: fetcherFor(server), ...options }), {
+    url: server.origin + path,
+    ...rest,
+  });
 }
 
 const sources = (docs: LoadedDocument[], origin: string): string[] =>

@@ -2,13 +2,7 @@ import { access, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  KbqaError,
-  type AddressGuard,
-  type LoadContext,
-  type LoadedDocument,
-  type SkippedItem,
-} from '@kbqa/core';
+import { KbqaError, type AddressGuard } from '@kbqa/core';
 import { collect, describeLoaderContract } from '@kbqa/core/testing';
 import {
   createBareRepo,
@@ -99,18 +93,7 @@ describe(GithubLoader.name, () => {
     return { loader, spy, leftovers };
   }
 
-  async function load(loader: GithubLoader, url: string) {
-    const skipped: SkippedItem[] = [];
-    const progress: Parameters<LoadContext['progress']>[0][] = [];
-    const documents: LoadedDocument[] = [];
-    const context: LoadContext = {
-      signal: new AbortController().signal,
-      progress: (p) => progress.push(p),
-      skipped: (item) => skipped.push(item),
-    };
-    for await (const doc of loader.load({ url }, context)) documents.push(doc);
-    return { documents, skipped, progress };
-  }
+  const load = (loader: GithubLoader, url: string) => collect(loader, { url });
 
   it('ingests the documentation files of main with links to their blobs', async () => {
     const { loader, leftovers } = await makeLoader();

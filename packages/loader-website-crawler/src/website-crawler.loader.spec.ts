@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LoadContext, LoadedDocument, LoadProgress, LoadRequest, SkippedItem } from '@kbqa/core';
-import { describeLoaderContract } from '@kbqa/core/testing';
+import type { LoadContext, LoadedDocument, LoadRequest } from '@kbqa/core';
+import { collect, describeLoaderContract } from '@kbqa/core/testing';
 import { SafeFetcher } from '@kbqa/fetcher';
 import {
   readCorpus,
@@ -27,28 +27,18 @@ function fetcherFor(server: SiteServer, other?: SiteServer): SafeFetcher {
   });
 }
 
-interface Crawl {
-  documents: LoadedDocument[];
-  skipped: SkippedItem[];
-  progress: LoadProgress[];
-}
+type Crawl = Awaited<ReturnType<typeof collect>>;
 
-async function crawl(
+function crawl(
   server: SiteServer,
   request: Omit<LoadRequest, 'url'> & { path?: string },
   options: Partial<WebsiteCrawlerOptions> = {},
 ): Promise<Crawl> {
-  const loader = new WebsiteCrawlerLoader({ fetcher: fetcherFor(server), ...options });
-  const result: Crawl = { documents: [], skipped: [], progress: [] };
-  const context: LoadContext = {
-    signal: new AbortController().signal,
-    progress: (p) => result.progress.push(p),
-    skipped: (s) => result.skipped.push(s),
-  };
   const { path = '/', ...rest } = request;
-  for await (const doc of loader.load({ url: server.origin + path, ...rest }, context))
-    result.documents.push(doc);
-  return result;
+  return collect(new WebsiteCrawlerLoader({ fetcher: fetcherFor(server), ...options }), {
+    url: server.origin + path,
+    ...rest,
+  });
 }
 
 const paths = (docs: LoadedDocument[], origin: string): string[] =>

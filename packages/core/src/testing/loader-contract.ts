@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { LoadedDocument } from '../documents';
-import type { LoadContext, LoadProgress, LoadRequest, SourceLoader } from '../loader';
+import type { LoadContext, LoadProgress, LoadRequest, SkippedItem, SourceLoader } from '../loader';
 
 export interface LoaderContractFixture {
   /** Builds the loader (and whatever fake server it needs) for one test. */
@@ -13,12 +13,17 @@ export async function collect(
   loader: SourceLoader,
   request: LoadRequest,
   signal: AbortSignal = new AbortController().signal,
-): Promise<{ documents: LoadedDocument[]; progress: LoadProgress[] }> {
+): Promise<{ documents: LoadedDocument[]; progress: LoadProgress[]; skipped: SkippedItem[] }> {
   const progress: LoadProgress[] = [];
-  const context: LoadContext = { signal, progress: (p) => progress.push(p) };
+  const skipped: SkippedItem[] = [];
+  const context: LoadContext = {
+    signal,
+    progress: (p) => progress.push(p),
+    skipped: (item) => skipped.push(item),
+  };
   const documents: LoadedDocument[] = [];
   for await (const doc of loader.load(request, context)) documents.push(doc);
-  return { documents, progress };
+  return { documents, progress, skipped };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { KbqaError } from '@kbqa/core';
 import { type ModelProgress, pullModel, TransformersEmbedder } from '@kbqa/embedder';
-import { openDataSource, rawDatabase, SqliteChunkIndex } from '@kbqa/store-sqlite';
+import { openDataSource, rawDatabase, SqliteVectorIndex } from '@kbqa/store-sqlite';
 import type { AppConfig } from './config/config';
 import { embedPending } from './retrieval/embed-pending';
 
@@ -104,7 +104,7 @@ export async function reindexCommand(
     remoteHost: config.embedding.remoteHost,
   });
   try {
-    const vectors = new SqliteChunkIndex(rawDatabase(dataSource)).vectors;
+    const vectors = new SqliteVectorIndex(rawDatabase(dataSource));
     const meta = vectors.meta();
     let reset = false;
     if (meta && (meta.embedderId !== embedder.id || meta.dimension !== embedder.dimension)) {

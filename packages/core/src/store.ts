@@ -80,3 +80,64 @@ export interface ChunkStore extends Retriever {
   /** A short step of index upkeep between writes (FTS5 segment merging for SQLite). */
   maintain(): MaybePromise<void>;
 }
+
+/** Server keys are for every endpoint; anon keys only for chat. */
+export type KeyKind = 'server' | 'anon';
+
+/** A key that is not revoked, as the request path reads it. */
+export interface ActiveKey {
+  id: number;
+  projectId: number;
+  kind: KeyKind;
+  /** sha256 of the key, hex. */
+  keyHash: string;
+}
+
+export type Sender = 'Human' | 'AI';
+
+/** A chat message to store. */
+export interface NewMessage {
+  projectId: number;
+  conversationId: number;
+  sender: Sender;
+  text: string;
+  /** For an AI message, the Human message it answers. */
+  replyTo: number | null;
+  /** The sources used, stored as given. */
+  sources: unknown[];
+  /** False for an answer cut off by a disconnect. */
+  complete: boolean;
+}
+
+/** Filters of the message export: a rating and inclusive UTC days (`YYYY-MM-DD`). */
+export interface ExportFilters {
+  rating?: number;
+  startDate?: string;
+  endDate?: string;
+}
+
+/** One AI answer of the export with the question it answered (empty when that is gone). */
+export interface ExportedPair {
+  messageId: number;
+  conversationId: number;
+  /** When the answer was stored, as stored. */
+  timestamp: string;
+  humanQuery: string;
+  aiResponse: string;
+}
+
+/**
+ * The records nearly every request reads or writes: the key lookup, new conversations and
+ * messages, and the export that reads them back. They sit behind this contract, apart from the
+ * ORM's repositories, because they are the hot path (SQLite answers them with prepared
+ * statements) and because a Postgres store answers them in its own SQL dialect.
+ */
+export interface RequestRecords {
+  findActiveKey(keyHash: string): MaybePromise<ActiveKey | undefined>;
+  /** Creates a conversation; returns its id. */
+  createConversation(projectId: number, roleInfo: string | null): MaybePromise<number>;
+  /** Stores a message; returns its id. */
+  addMessage(message: NewMessage): MaybePromise<number>;
+  /** The project's AI answers matching the filters with their questions, oldest first. */
+  exportPairs(projectId: number, filters: ExportFilters): MaybePromise<ExportedPair[]>;
+}

@@ -3,6 +3,7 @@ export * from './data-source';
 export * from './entities';
 export * from './fts-query';
 export * from './metadata-filter';
+export * from './request-records';
 export * from './migrations';
 export * from './time';
 export * from './hybrid';

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { KeyKind } from '@kbqa/core';
 
-export type KeyKind = 'server' | 'anon';
+export type { KeyKind };
 
 @Entity('api_keys')
 export class ApiKeyEntity {

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { Sender } from '@kbqa/core';
 
-export type Sender = 'Human' | 'AI';
+export type { Sender };
 
 @Entity('messages')
 export class MessageEntity {

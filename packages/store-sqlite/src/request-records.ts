@@ -1,0 +1,88 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type {
+  ActiveKey,
+  ExportedPair,
+  ExportFilters,
+  KeyKind,
+  NewMessage,
+  RequestRecords,
+  Sender,
+} from '@kbqa/core';
+import { nowTimestamp } from './time';
+
+/** {@link RequestRecords} on one SQLite database, with statements prepared once. */
+export class SqliteRequestRecords implements RequestRecords {
+  private readonly stmt: ReturnType<SqliteRequestRecords['prepare']>;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      findActiveKey: db.prepare<
+        [string],
+        { id: number; project_id: number; kind: KeyKind; key_hash: string }
+      >('SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
+      insertConversation: db.prepare<[number, string | null, string]>(
+        'INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, ?, ?)',
+      ),
+      insertMessage: db.prepare<[number, number, Sender, string, number | null, string, number, string]>(
+        `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+  }
+
+  findActiveKey(keyHash: string): ActiveKey | undefined {
+    const row = this.stmt.findActiveKey.get(keyHash);
+    return row && { id: row.id, projectId: row.project_id, kind: row.kind, keyHash: row.key_hash };
+  }
+
+  createConversation(projectId: number, roleInfo: string | null): number {
+    return Number(this.stmt.insertConversation.run(projectId, roleInfo, nowTimestamp()).lastInsertRowid);
+  }
+
+  addMessage(m: NewMessage): number {
+    return Number(
+      this.stmt.insertMessage.run(
+        m.projectId,
+        m.conversationId,
+        m.sender,
+        m.text,
+        m.replyTo,
+        JSON.stringify(m.sources),
+        m.complete ? 1 : 0,
+        nowTimestamp(),
+      ).lastInsertRowid,
+    );
+  }
+
+  exportPairs(projectId: number, filters: ExportFilters): ExportedPair[] {
+    const where: string[] = ['ai.project_id = ?', "ai.sender = 'AI'"];
+    const params: Array<string | number> = [projectId];
+    if (filters.rating !== undefined) {
+      where.push('ai.rating_value = ?');
+      params.push(filters.rating);
+    }
+    // Timestamps are stored as UTC text (nowTimestamp), so day bounds compare as strings.
+    if (filters.startDate) {
+      where.push('ai.created_at >= ?');
+      params.push(`${filters.startDate}T00:00:00.000000`);
+    }
+    if (filters.endDate) {
+      where.push('ai.created_at <= ?');
+      params.push(`${filters.endDate}T23:59:59.999999`);
+    }
+    return this.db
+      .prepare<Array<string | number>, ExportedPair>(
+        `SELECT ai.id AS messageId, ai.conversation_id AS conversationId, ai.created_at AS timestamp,
+                ai.text AS aiResponse, COALESCE(h.text, '') AS humanQuery
+         FROM messages ai LEFT JOIN messages h ON h.id = ai.reply_to
+         WHERE ${where.join(' AND ')}
+         ORDER BY ai.id`,
+      )
+      .all(...params);
+  }
+}

@@ -1,6 +1,5 @@
-import { KbqaError } from '@kbqa/core';
+import { KbqaError, type VectorStore } from '@kbqa/core';
 import { type ModelProgress, pullModel, TransformersEmbedder } from '@kbqa/embedder';
-import { openDataSource, rawDatabase, SqliteVectorIndex } from '@kbqa/store-sqlite';
 import type { AppConfig } from './config/config';
 import { embedPending } from './retrieval/embed-pending';
 
@@ -87,6 +86,7 @@ export async function pullCommand(
  */
 export async function reindexCommand(
   config: AppConfig,
+  vectors: VectorStore,
   projectId: number | undefined,
   quiet: boolean,
 ): Promise<CommandOutput> {
@@ -96,7 +96,6 @@ export async function reindexCommand(
       'KBQA_EMBED_MODEL is none: set it to a model id or folder to build vectors',
     );
   }
-  const dataSource = await openDataSource({ file: config.databaseFile });
   const embedder = await TransformersEmbedder.load({
     model: config.embedding.model,
     modelsDir: config.embedding.modelsDir,
@@ -104,8 +103,7 @@ export async function reindexCommand(
     remoteHost: config.embedding.remoteHost,
   });
   try {
-    const vectors = new SqliteVectorIndex(rawDatabase(dataSource));
-    const meta = vectors.meta();
+    const meta = await vectors.meta();
     let reset = false;
     if (meta && (meta.embedderId !== embedder.id || meta.dimension !== embedder.dimension)) {
       if (projectId !== undefined) {
@@ -114,10 +112,10 @@ export async function reindexCommand(
           `the index holds vectors of ${meta.embedderId}; changing the model re-embeds every project, so run \`pnpm kbqa reindex\` without --project`,
         );
       }
-      vectors.reset(embedder.id, embedder.dimension);
+      await vectors.reset(embedder.id, embedder.dimension);
       reset = true;
     } else {
-      vectors.attach(embedder.id, embedder.dimension);
+      await vectors.attach(embedder.id, embedder.dimension);
     }
     const bar = new ProgressBar(`embedding with ${embedder.id}`, !quiet, 'chunks');
     const startedAt = Date.now();
@@ -135,13 +133,12 @@ export async function reindexCommand(
         dimension: embedder.dimension,
         project_id: projectId ?? null,
         embedded,
-        vectors: vectors.countVectors(projectId),
+        vectors: await vectors.countVectors(projectId),
         reset,
         seconds,
       },
     };
   } finally {
     await embedder.close();
-    await dataSource.destroy();
   }
 }

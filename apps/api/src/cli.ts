@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { ChunkStore } from '@kbqa/core';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
+import { CHUNK_STORE } from './database/database.module';
 import { pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { ProjectsService } from './projects/projects.service';
@@ -83,10 +85,9 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
   if (group === 'models' && action === 'pull') return pullCommand(config, arg, flags.has('json'));
   if (group === 'reindex') {
     const project = flags.get('project');
-    return reindexCommand(
-      config,
-      project === undefined ? undefined : intArg(project, '--project'),
-      flags.has('json'),
+    const projectId = project === undefined ? undefined : intArg(project, '--project');
+    return withContext(config, (ctx) =>
+      reindexCommand(config, ctx.get<ChunkStore>(CHUNK_STORE).vectors, projectId, flags.has('json')),
     );
   }
   return withContext(config, async (ctx) => {

@@ -39,10 +39,10 @@ export class ChatController {
       try {
         for await (const piece of turn.pieces) text += piece;
       } catch (e) {
-        this.chat.finish(turn, text, false);
+        await this.chat.finish(turn, text, false);
         throw e;
       }
-      const messageId = this.chat.finish(turn, text, true);
+      const messageId = await this.chat.finish(turn, text, true);
       const body: ChatResponse = {
         answer: { text },
         message_id: messageId,
@@ -80,7 +80,19 @@ export class ChatController {
         sse(res, { chunk: '<|error|>', metadata: { error: error.message, code: error.code } });
       }
     }
-    const messageId = this.chat.finish(turn, text, complete);
+    let messageId: number;
+    try {
+      messageId = await this.chat.finish(turn, text, complete);
+    } catch (e) {
+      // The headers are gone: a store failure can only be told as an error event.
+      const error = KbqaError.from(e);
+      this.logger.error(error.stack ?? error.message);
+      if (!controller.signal.aborted) {
+        sse(res, { chunk: '<|error|>', metadata: { error: error.message, code: error.code } });
+      }
+      res.end();
+      return;
+    }
     if (!controller.signal.aborted) {
       sse(res, { chunk: '<|message_id|>', metadata: messageId });
       res.end();

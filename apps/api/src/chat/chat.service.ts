@@ -36,7 +36,7 @@ export class ChatService {
     const conversationId =
       dto.conversation_id !== undefined
         ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, roleInfo)
-        : this.conversations.create(projectId, roleInfo);
+        : await this.conversations.create(projectId, roleInfo);
     const history: HistoryTurn[] = (dto.history ?? []).map((h) => ({
       prompt: h.prompt,
       response: h.response,
@@ -51,7 +51,7 @@ export class ChatService {
       filters,
       threshold: dto.relevance_threshold ?? 0,
     });
-    const humanMessageId = this.conversations.addHuman(projectId, conversationId, dto.question);
+    const humanMessageId = await this.conversations.addHuman(projectId, conversationId, dto.question);
     const project = await this.projects.getProject(projectId);
     const pieces = this.generator.generate({
       question: standalone,
@@ -72,7 +72,7 @@ export class ChatService {
   }
 
   /** Stores the AI message (a partial one when the client went away) and returns its id. */
-  finish(turn: ChatTurn, text: string, complete: boolean): number {
+  finish(turn: ChatTurn, text: string, complete: boolean): Promise<number> {
     return this.conversations.addAi(
       turn.projectId,
       turn.conversationId,

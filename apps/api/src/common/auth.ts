@@ -32,7 +32,7 @@ export class ApiKeyGuard implements CanActivate {
     private readonly projects: ProjectsService,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const access =
       this.reflector.getAllAndOverride<KeyAccess | undefined>(ACCESS, [
         context.getHandler(),
@@ -51,7 +51,7 @@ export class ApiKeyGuard implements CanActivate {
       throw new KbqaError('INVALID_API_KEY', 'api_key is required');
     }
     if (typeof presented !== 'string') throw new KbqaError('INVALID_API_KEY', 'api_key must be a string');
-    const auth = this.projects.authenticate(presented);
+    const auth = await this.projects.authenticate(presented);
     if (!auth) throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
     if (auth.kind === 'anon' && access === 'server') {
       throw new KbqaError(

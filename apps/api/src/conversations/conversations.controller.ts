@@ -20,11 +20,11 @@ export class ConversationsController {
   @Post('newConversation')
   @HttpCode(200)
   @KeyAccess('any')
-  newConversation(
+  async newConversation(
     @Auth() auth: AuthenticatedKey,
     @Body() _dto: NewConversationDto,
-  ): { conversation_id: number } {
-    return { conversation_id: this.conversations.create(auth.projectId) };
+  ): Promise<{ conversation_id: number }> {
+    return { conversation_id: await this.conversations.create(auth.projectId) };
   }
 
   @Post('endConversation')

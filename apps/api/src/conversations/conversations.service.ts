@@ -1,16 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
-import {
-  ConversationEntity,
-  MessageEntity,
-  nowTimestamp,
-  ProjectEntity,
-  rawDatabase,
-  type Sender,
-} from '@kbqa/store-sqlite';
-import type BetterSqlite3 from 'better-sqlite3';
+import { KbqaError, type RequestRecords } from '@kbqa/core';
+import { ConversationEntity, MessageEntity, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
-import { DATA_SOURCE } from '../database/database.module';
+import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
 import type { ExportedMessageResponse } from './conversations.dto';
 
 export interface StoredSource {
@@ -27,29 +19,19 @@ export class ConversationsService {
   private readonly messages: Repository<MessageEntity>;
   private readonly projects: Repository<ProjectEntity>;
 
-  /** Chat writes two messages and often a conversation per request: prepared statements. */
-  private readonly insertConversation: BetterSqlite3.Statement<[number, string | null, string]>;
-  private readonly insertMessage: BetterSqlite3.Statement<
-    [number, number, Sender, string, number | null, string, number, string]
-  >;
-
-  constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    /** Chat writes two messages and often a conversation per request: the store's hot path. */
+    @Inject(REQUEST_RECORDS) private readonly records: RequestRecords,
+  ) {
     this.conversations = dataSource.getRepository(ConversationEntity);
     this.messages = dataSource.getRepository(MessageEntity);
     this.projects = dataSource.getRepository(ProjectEntity);
-    const db = rawDatabase(dataSource);
-    this.insertConversation = db.prepare(
-      'INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, ?, ?)',
-    );
-    this.insertMessage = db.prepare(
-      `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
   }
 
   /** Creates a conversation and returns its id. */
-  create(projectId: number, roleInfo?: string): number {
-    return Number(this.insertConversation.run(projectId, roleInfo ?? null, nowTimestamp()).lastInsertRowid);
+  async create(projectId: number, roleInfo?: string): Promise<number> {
+    return this.records.createConversation(projectId, roleInfo ?? null);
   }
 
   /** The conversation if it is the project's; 404 otherwise (the same answer for both). */
@@ -79,34 +61,36 @@ export class ConversationsService {
   }
 
   /** Stores the user's question; returns the message id. */
-  addHuman(projectId: number, conversationId: number, text: string): number {
-    return Number(
-      this.insertMessage.run(projectId, conversationId, 'Human', text, null, '[]', 1, nowTimestamp())
-        .lastInsertRowid,
-    );
+  async addHuman(projectId: number, conversationId: number, text: string): Promise<number> {
+    return this.records.addMessage({
+      projectId,
+      conversationId,
+      sender: 'Human',
+      text,
+      replyTo: null,
+      sources: [],
+      complete: true,
+    });
   }
 
   /** Stores an answer (partial when `complete` is false); returns the message id. */
-  addAi(
+  async addAi(
     projectId: number,
     conversationId: number,
     replyTo: number,
     text: string,
     sources: StoredSource[],
     complete: boolean,
-  ): number {
-    return Number(
-      this.insertMessage.run(
-        projectId,
-        conversationId,
-        'AI',
-        text,
-        replyTo,
-        JSON.stringify(sources),
-        complete ? 1 : 0,
-        nowTimestamp(),
-      ).lastInsertRowid,
-    );
+  ): Promise<number> {
+    return this.records.addMessage({
+      projectId,
+      conversationId,
+      sender: 'AI',
+      text,
+      replyTo,
+      sources,
+      complete,
+    });
   }
 
   /** Rates an AI message of the project; anything else is the same PERMISSION_DENIED answer. */
@@ -130,35 +114,14 @@ export class ConversationsService {
         'message export is not enabled for this project; ask the operator to enable it',
       );
     }
-    const where: string[] = ['ai.project_id = ?', "ai.sender = 'AI'"];
-    const params: Array<string | number> = [projectId];
-    if (filters.rating !== undefined) {
-      where.push('ai.rating_value = ?');
-      params.push(filters.rating);
-    }
-    if (filters.startDate) {
-      where.push('ai.created_at >= ?');
-      params.push(`${filters.startDate}T00:00:00.000000`);
-    }
-    if (filters.endDate) {
-      where.push('ai.created_at <= ?');
-      params.push(`${filters.endDate}T23:59:59.999999`);
-    }
-    const rows = await this.dataSource.query<Array<Omit<ExportedMessageResponse, 'project_id'>>>(
-      `SELECT ai.id AS message_id, ai.conversation_id, ai.created_at AS timestamp, ai.text AS ai_response,
-              COALESCE(h.text, '') AS human_query
-       FROM messages ai LEFT JOIN messages h ON h.id = ai.reply_to
-       WHERE ${where.join(' AND ')}
-       ORDER BY ai.id`,
-      params,
-    );
-    return rows.map((r) => ({
+    const pairs = await this.records.exportPairs(projectId, filters);
+    return pairs.map((p) => ({
       project_id: projectId,
-      message_id: r.message_id,
-      conversation_id: r.conversation_id,
-      timestamp: r.timestamp,
-      human_query: r.human_query,
-      ai_response: r.ai_response,
+      message_id: p.messageId,
+      conversation_id: p.conversationId,
+      timestamp: p.timestamp,
+      human_query: p.humanQuery,
+      ai_response: p.aiResponse,
     }));
   }
 }

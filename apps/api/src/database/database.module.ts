@@ -1,11 +1,13 @@
 import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { openDataSource, rawDatabase, SqliteChunkIndex } from '@kbqa/store-sqlite';
+import { openDataSource, rawDatabase, SqliteChunkIndex, SqliteRequestRecords } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 /** The chunk store (`ChunkStore` of @kbqa/core); SQLite today, another store can stand in. */
 export const CHUNK_STORE = Symbol('CHUNK_STORE');
+/** Keys, conversations, messages and the export (`RequestRecords` of @kbqa/core). */
+export const REQUEST_RECORDS = Symbol('REQUEST_RECORDS');
 
 @Injectable()
 class DatabaseCloser implements OnApplicationShutdown {
@@ -30,8 +32,13 @@ class DatabaseCloser implements OnApplicationShutdown {
       useFactory: (dataSource: DataSource) => new SqliteChunkIndex(rawDatabase(dataSource)),
     },
     { provide: CHUNK_STORE, useExisting: SqliteChunkIndex },
+    {
+      provide: REQUEST_RECORDS,
+      inject: [DATA_SOURCE],
+      useFactory: (dataSource: DataSource) => new SqliteRequestRecords(rawDatabase(dataSource)),
+    },
     DatabaseCloser,
   ],
-  exports: [DATA_SOURCE, SqliteChunkIndex, CHUNK_STORE],
+  exports: [DATA_SOURCE, SqliteChunkIndex, CHUNK_STORE, REQUEST_RECORDS],
 })
 export class DatabaseModule {}

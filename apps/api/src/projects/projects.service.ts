@@ -1,10 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
-import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
-import type BetterSqlite3 from 'better-sqlite3';
+import { KbqaError, type RequestRecords } from '@kbqa/core';
+import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
-import { DATA_SOURCE } from '../database/database.module';
+import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
 
 /** The project and key kind a request authenticated as. */
 export interface AuthenticatedKey {
@@ -31,18 +30,13 @@ function hashKey(key: string): Buffer {
 export class ProjectsService {
   private readonly projects: Repository<ProjectEntity>;
   private readonly keys: Repository<ApiKeyEntity>;
-  /** Every request authenticates: a prepared statement, not a query builder, on this path. */
-  private readonly findActiveKey: BetterSqlite3.Statement<
-    [string],
-    { id: number; project_id: number; kind: KeyKind; key_hash: string }
-  >;
-
-  constructor(@Inject(DATA_SOURCE) dataSource: DataSource) {
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    /** Every request authenticates: the key lookup is on the store's hot path, not the ORM. */
+    @Inject(REQUEST_RECORDS) private readonly records: RequestRecords,
+  ) {
     this.projects = dataSource.getRepository(ProjectEntity);
     this.keys = dataSource.getRepository(ApiKeyEntity);
-    this.findActiveKey = rawDatabase(dataSource).prepare(
-      'SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
-    );
   }
 
   async createProject(name: string): Promise<ProjectEntity> {
@@ -109,13 +103,13 @@ export class ProjectsService {
    * Resolves a presented key. The lookup goes through the hash index; the final comparison of
    * hashes is constant-time. Malformed, unknown and revoked keys give the same answer.
    */
-  authenticate(presented: string): AuthenticatedKey | undefined {
+  async authenticate(presented: string): Promise<AuthenticatedKey | undefined> {
     if (!KEY_SHAPE.test(presented)) return undefined;
     const digest = hashKey(presented);
-    const row = this.findActiveKey.get(digest.toString('hex'));
+    const row = await this.records.findActiveKey(digest.toString('hex'));
     if (!row) return undefined;
-    const stored = Buffer.from(row.key_hash, 'hex');
+    const stored = Buffer.from(row.keyHash, 'hex');
     if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return undefined;
-    return { keyId: row.id, projectId: row.project_id, kind: row.kind };
+    return { keyId: row.id, projectId: row.projectId, kind: row.kind };
   }
 }

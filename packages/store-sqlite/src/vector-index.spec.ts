@@ -10,6 +10,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
 import { SqliteChunkIndex } from './chunk-index';
 import { openDataSource, rawDatabase } from './data-source';
+import { VectorCodes1733500000000 } from './migrations/1733500000000-vector-codes';
 import { SqliteVectorIndex } from './vector-index';
 
 const DIM = 16;
@@ -86,6 +87,8 @@ describe(SqliteVectorIndex.name, () => {
 
   const bitsRows = () =>
     (db.prepare('SELECT count(*) AS n FROM chunk_vectors_bits').get() as { n: number }).n;
+  const codeRows = () =>
+    (db.prepare('SELECT count(*) AS n FROM chunk_vector_codes').get() as { n: number }).n;
 
   describe('embedder binding', () => {
     it('records the embedder on first attach and accepts the same one again', () => {
@@ -121,10 +124,28 @@ describe(SqliteVectorIndex.name, () => {
       expect(vectors.meta()).toEqual({ embedderId: 'model-b', dimension: 32 });
       expect(vectors.countVectors()).toBe(0);
       expect(bitsRows()).toBe(0);
+      expect(codeRows()).toBe(0);
       expect(vectors.countPending()).toBe(2);
       vectors.store([{ chunkId: ids[0]!, vector: normalize(Array.from({ length: 32 }, (_, j) => j + 1)) }]);
       expect(vectors.countVectors()).toBe(1);
     });
+  });
+
+  it('codes the vectors of an index made before the code table existed (migration)', async () => {
+    vectors.attach('model-a', DIM);
+    const ids = ingest('s', ['one', 'two', 'three']);
+    vectors.store(ids.map((chunkId, i) => ({ chunkId, vector: axis(i, 0.1) })));
+    db.exec('DROP TABLE chunk_vector_codes');
+    const runner = ds.createQueryRunner();
+    await new VectorCodes1733500000000().up(runner);
+    await runner.release();
+    const same = db
+      .prepare(
+        `SELECT count(*) AS n FROM chunk_vectors v JOIN chunk_vector_codes k ON k.chunk_id = v.chunk_id
+         WHERE k.code = vec_quantize_binary(v.embedding)`,
+      )
+      .get() as { n: number };
+    expect(same.n).toBe(3);
   });
 
   describe('embedding queue', () => {
@@ -189,9 +210,11 @@ describe(SqliteVectorIndex.name, () => {
       expect(vectors.countVectors()).toBe(2);
       expect(index.countChunks(projectId)).toBe(2);
 
+      expect(codeRows()).toBe(2);
       expect(index.deleteSource(projectId, 's')).toBe(1);
       expect(vectors.countVectors()).toBe(0);
       expect(bitsRows()).toBe(0);
+      expect(codeRows()).toBe(0);
       expect(index.countChunks(projectId)).toBe(0);
     });
 
@@ -406,6 +429,45 @@ describe(SqliteVectorIndex.name, () => {
       expect(hits.map((h) => h.chunkId)).toEqual(exact.map((h) => h.chunkId));
     });
 
+    it('also returns the exact filtered top k through the binary-code scan', async () => {
+      buildFilterIndex();
+      // 100 matching chunks, above exactUpTo and below knnFromShare of the project: the scan ranks
+      // them by Hamming distance and rescores the best 100 in float.
+      const coded = new SqliteChunkIndex(db, new SqliteVectorIndex(db, { exactUpTo: 50 }));
+      const query = { projectId, text: 'plugin', vector: axis(0), topK: 10, filters: rareFilter };
+      const hits = await coded.search({ ...query, mode: 'dense' });
+      const exact = await index.search({ ...query, mode: 'dense' });
+      expect(hits).toHaveLength(10);
+      expect(hits.map((h) => h.chunkId)).toEqual(exact.map((h) => h.chunkId));
+      expect((await coded.search({ ...query, mode: 'hybrid' })).map((h) => h.chunkId).sort()).toEqual(
+        (await index.search({ ...query, mode: 'hybrid' })).map((h) => h.chunkId).sort(),
+      );
+      // The path really reads the codes: without them it finds nothing, the exact path still does.
+      db.exec('DELETE FROM chunk_vector_codes');
+      expect(await coded.search({ ...query, mode: 'dense' })).toHaveLength(0);
+      expect(await index.search({ ...query, mode: 'dense' })).toHaveLength(10);
+    });
+
+    it('returns the filtered top k even when a sampled estimate of the filter share is wrong', async () => {
+      buildFilterIndex();
+      // Sampling every 2nd document id of 2,000 reads only even ids; the rare documents have odd
+      // ones, so their share is estimated at 0. The estimate only picks the strategy.
+      const sampled = new SqliteChunkIndex(
+        db,
+        new SqliteVectorIndex(db, { exactUpTo: 50, sampleFromDocuments: 100 }),
+      );
+      const query = { projectId, text: 'plugin', vector: axis(0), topK: 10, mode: 'dense' as const };
+      const hits = await sampled.search({ ...query, filters: rareFilter });
+      const exact = await index.search({ ...query, filters: rareFilter });
+      expect(hits.map((h) => h.chunkId)).toEqual(exact.map((h) => h.chunkId));
+      const common = await sampled.search({
+        ...query,
+        filters: [{ field: 'group', op: '$eq', value: 'common' }],
+      });
+      expect(common).toHaveLength(10);
+      for (const h of common) expect(Number(h.content.replace('plugin text ', '')) % 20).not.toBe(0);
+    });
+
     it('supports $in, $ne and $gt on numbers and strings', async () => {
       buildFilterIndex();
       expect((await groupsOf([{ field: 'n', op: '$gt', value: N - 4 }], 'dense')).sort()).toEqual([
@@ -434,8 +496,7 @@ describe(SqliteVectorIndex.name, () => {
     });
   });
 
-  it('the quantized kNN with rescoring finds most of the exact top 10', () => {
-    const dim = 64;
+  function clusteredIndex(dim: number, metadata: (i: number) => LoadedDocument['metadata'] = () => ({})) {
     vectors.attach('model-a', dim);
     const r = seeded(11);
     const centroids = Array.from({ length: 30 }, () => Array.from({ length: dim }, () => r() - 0.5));
@@ -446,14 +507,37 @@ describe(SqliteVectorIndex.name, () => {
     const ids = ingest(
       's',
       Array.from({ length: 3000 }, (_, i) => `c${i}`),
+      metadata,
     );
     vectors.store(ids.map((chunkId) => ({ chunkId, vector: point() })));
+    return point;
+  }
+
+  it('the quantized kNN with rescoring finds most of the exact top 10', () => {
+    const point = clusteredIndex(64);
     const quantized = new SqliteVectorIndex(db, { exactUpTo: 0 });
     let found = 0;
     for (let q = 0; q < 20; q++) {
       const vector = point();
       const exact = new Set(vectors.nearest({ projectId, vector, k: 10 }).map((h) => h.chunkId));
       found += quantized.nearest({ projectId, vector, k: 10 }).filter((h) => exact.has(h.chunkId)).length;
+    }
+    expect(found / 200).toBeGreaterThan(0.8);
+  });
+
+  it('the binary-code scan of a filter finds most of the exact filtered top 10', () => {
+    // A third of the chunks match: the scan, not the exact float path or the project-wide kNN.
+    const point = clusteredIndex(64, (i) => ({ part: i % 3 }));
+    const filters: MetadataCondition[] = [{ field: 'part', op: '$eq', value: 1 }];
+    const coded = new SqliteVectorIndex(db, { exactUpTo: 0 });
+    let found = 0;
+    for (let q = 0; q < 20; q++) {
+      const vector = point();
+      const exact = new Set(vectors.nearest({ projectId, vector, k: 10, filters }).map((h) => h.chunkId));
+      expect(exact.size).toBe(10);
+      found += coded
+        .nearest({ projectId, vector, k: 10, filters })
+        .filter((h) => exact.has(h.chunkId)).length;
     }
     expect(found / 200).toBeGreaterThan(0.8);
   });

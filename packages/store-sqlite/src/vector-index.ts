@@ -24,6 +24,8 @@ export interface VectorSearchTuning {
   exactUpTo?: number;
   /** A filter matching less than this share of a project's vectors is scored exactly. */
   knnFromShare?: number;
+  /** Projects with more documents estimate a filter's share from a sample. */
+  sampleFromDocuments?: number;
 }
 
 const META_ID = 'embedder_id';
@@ -39,6 +41,10 @@ const EXACT_UP_TO = 20_000;
  * need k ≈ wanted / share candidates, and sqlite-vec's kNN cost grows with k (bench/retrieval).
  */
 const KNN_FROM_SHARE = 0.35;
+/** Projects up to this many documents count a filter's matches; larger ones sample. */
+const SAMPLE_FROM_DOCUMENTS = 10_000;
+/** Documents read to estimate a filter's share in a large project. */
+const SAMPLE_SIZE = 2_000;
 /** Binary-quantized candidates fetched per wanted result before exact float rescoring. */
 const OVERSAMPLE = 10;
 const MIN_CANDIDATES = 100;
@@ -48,8 +54,8 @@ const COUNT_TTL_MS = 5_000;
 
 /**
  * Chunk vectors of one database. Full-precision float32 vectors live in `chunk_vectors` (exact
- * scoring and rescoring); a sqlite-vec `vec0` table of their binary quantization, partitioned by
- * project, serves kNN (bench/retrieval/latency.js chose this layout: float brute force is too slow
+ * scoring and rescoring), their binary codes in `chunk_vector_codes` (filtered scans); a sqlite-vec
+ * `vec0` table of the same codes, partitioned by project, serves kNN (bench/retrieval/latency.js chose this layout: float brute force is too slow
  * at 1M chunks without SIMD, bit[] + rescoring keeps recall@10 high). The embedder that made the
  * vectors is recorded in `index_meta`, and `chunks.embedded_with` marks each embedded chunk.
  */
@@ -60,6 +66,7 @@ export class SqliteVectorIndex implements VectorStore {
 
   private readonly exactUpTo: number;
   private readonly knnFromShare: number;
+  private readonly sampleFromDocuments: number;
 
   constructor(
     private readonly db: BetterSqlite3.Database,
@@ -68,6 +75,7 @@ export class SqliteVectorIndex implements VectorStore {
     this.stmt = this.prepare();
     this.exactUpTo = tuning.exactUpTo ?? EXACT_UP_TO;
     this.knnFromShare = tuning.knnFromShare ?? KNN_FROM_SHARE;
+    this.sampleFromDocuments = tuning.sampleFromDocuments ?? SAMPLE_FROM_DOCUMENTS;
   }
 
   private prepare() {
@@ -95,6 +103,9 @@ export class SqliteVectorIndex implements VectorStore {
         'SELECT project_id FROM chunks WHERE id = ?',
       ),
       upsertVector: db.prepare('INSERT OR REPLACE INTO chunk_vectors (chunk_id, embedding) VALUES (?, ?)'),
+      upsertCode: db.prepare(
+        'INSERT OR REPLACE INTO chunk_vector_codes (chunk_id, code) VALUES (?, vec_quantize_binary(?))',
+      ),
       markEmbedded: db.prepare('UPDATE chunks SET embedded_with = ? WHERE id = ?'),
       countVectorsAll: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunk_vectors'),
       countVectors: db.prepare<[number], { n: number }>(
@@ -102,6 +113,9 @@ export class SqliteVectorIndex implements VectorStore {
       ),
       deleteVectorsOfSource: db.prepare(
         'DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE source_id = ?)',
+      ),
+      deleteCodesOfSource: db.prepare(
+        'DELETE FROM chunk_vector_codes WHERE chunk_id IN (SELECT id FROM chunks WHERE source_id = ?)',
       ),
       vectorsOfSource: db.prepare<[number, string], { content_hash: string; embedding: Buffer }>(
         `SELECT c.content_hash, v.embedding FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
@@ -116,6 +130,10 @@ export class SqliteVectorIndex implements VectorStore {
       similarities: db.prepare<[Buffer, string], { chunk_id: number; d: number }>(
         `SELECT chunk_id, vec_distance_cosine(embedding, ?) AS d FROM chunk_vectors
          WHERE chunk_id IN (SELECT value FROM json_each(?))`,
+      ),
+      rescore: db.prepare<[Buffer, string, number], { chunk_id: number; d: number }>(
+        `SELECT chunk_id, vec_distance_cosine(embedding, ?) AS d FROM chunk_vectors
+         WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY d LIMIT ?`,
       ),
       exactProject: db.prepare<[Buffer, number, number], { chunk_id: number; d: number }>(
         `SELECT v.chunk_id, vec_distance_cosine(v.embedding, ?) AS d
@@ -167,6 +185,7 @@ export class SqliteVectorIndex implements VectorStore {
       this.bitsStmt = undefined;
       this.db.exec('DROP TABLE IF EXISTS chunk_vectors_bits');
       this.db.exec('DELETE FROM chunk_vectors');
+      this.db.exec('DELETE FROM chunk_vector_codes');
       this.db.exec('UPDATE chunks SET embedded_with = NULL WHERE embedded_with IS NOT NULL');
       this.recordMeta(embedderId, dimension);
       this.createTables(dimension);
@@ -250,6 +269,7 @@ export class SqliteVectorIndex implements VectorStore {
   deleteOfSource(sourceId: number): void {
     this.bits()?.deleteOfSource.run(sourceId);
     this.stmt.deleteVectorsOfSource.run(sourceId);
+    this.stmt.deleteCodesOfSource.run(sourceId);
   }
 
   /** Exact cosine similarities of the given chunks to a vector (chunks without one are absent). */
@@ -291,14 +311,12 @@ export class SqliteVectorIndex implements VectorStore {
         return this.toHits(this.stmt.exactProject.all(q, query.projectId, query.k));
       return this.knn(bits, q, query, total, undefined);
     }
-    // Estimated from documents only (no chunk join): it only picks the strategy.
-    const share =
-      this.countFiltered(query.projectId, filter.sql, filter.params) /
-      Math.max(1, this.projectDocuments(query.projectId));
+    // Estimated from documents only (no chunk join), on a sample in large projects: it only picks
+    // the strategy, and every strategy returns the filtered top k.
+    const share = this.filteredShare(query.projectId, filter.sql, filter.params);
     const matching = share * total;
-    if (matching <= this.exactUpTo || matching < total * this.knnFromShare) {
-      return this.exactFiltered(q, query, filter.sql, filter.params);
-    }
+    if (matching <= this.exactUpTo) return this.exactFiltered(q, query, filter.sql, filter.params);
+    if (matching < total * this.knnFromShare) return this.codedFiltered(q, query, filter.sql, filter.params);
     return this.knn(bits, q, query, total, { ...filter, share: Math.max(share, 0.01) });
   }
 
@@ -322,18 +340,13 @@ export class SqliteVectorIndex implements VectorStore {
                ORDER BY d LIMIT ?`,
             )
             .all(q, JSON.stringify(ids), ...filter.params, query.k)
-        : this.db
-            .prepare(
-              `SELECT chunk_id, vec_distance_cosine(embedding, ?) AS d FROM chunk_vectors
-               WHERE chunk_id IN (SELECT value FROM json_each(?)) ORDER BY d LIMIT ?`,
-            )
-            .all(q, JSON.stringify(ids), query.k);
+        : this.stmt.rescore.all(q, JSON.stringify(ids), query.k);
       const hits = rows as Array<{ chunk_id: number; d: number }>;
       // Enough results, or the kNN already returned every vector of the project.
       if (hits.length >= query.k || ids.length < k || k >= total) return this.toHits(hits);
       if (k >= MAX_K) {
         if (!filter) return this.toHits(hits);
-        return this.exactFiltered(q, query, filter.sql, filter.params);
+        return this.codedFiltered(q, query, filter.sql, filter.params);
       }
       k = Math.min(MAX_K, k * 4);
     }
@@ -356,11 +369,48 @@ export class SqliteVectorIndex implements VectorStore {
     return this.toHits(rows);
   }
 
-  private countFiltered(projectId: number, sql: string, params: Array<string | number>): number {
+  /**
+   * The filtered chunks of a project ranked by Hamming distance between binary codes, the best
+   * {@link OVERSAMPLE} per wanted result rescored exactly in float. For filters matching too many
+   * chunks to score in float (48-byte codes are read instead of 1,536-byte vectors) and too few
+   * for the project-wide kNN to find k of them.
+   */
+  private codedFiltered(
+    q: Buffer,
+    query: NearestQuery,
+    sql: string,
+    params: Array<string | number>,
+  ): NearestHit[] {
+    const candidates = Math.max(MIN_CANDIDATES, query.k * OVERSAMPLE);
+    const ids = (
+      this.db
+        .prepare(
+          `SELECT v.chunk_id
+           FROM documents d JOIN chunks c ON c.document_id = d.id JOIN chunk_vector_codes v ON v.chunk_id = c.id
+           WHERE d.project_id = ? AND ${sql}
+           ORDER BY vec_distance_hamming(vec_bit(v.code), vec_quantize_binary(?)) LIMIT ?`,
+        )
+        .all(query.projectId, ...params, q, candidates) as Array<{ chunk_id: number }>
+    ).map((r) => r.chunk_id);
+    return this.toHits(this.stmt.rescore.all(q, JSON.stringify(ids), query.k));
+  }
+
+  /**
+   * The share of a project's documents a filter matches: counted in projects up to
+   * {@link SAMPLE_FROM_DOCUMENTS} documents, estimated from every n-th document id (n prime, so
+   * metadata that cycles with insertion order is less likely to line up with it) in larger ones,
+   * where a full count costs as much as the search (60 ms at 200k documents, 12 ms sampled).
+   */
+  private filteredShare(projectId: number, sql: string, params: Array<string | number>): number {
+    const documents = this.projectDocuments(projectId);
+    const step = documents <= this.sampleFromDocuments ? 1 : primeAtLeast(Math.ceil(documents / SAMPLE_SIZE));
     const row = this.db
-      .prepare(`SELECT count(*) AS n FROM documents d WHERE d.project_id = ? AND ${sql}`)
-      .get(projectId, ...params) as { n: number } | undefined;
-    return row?.n ?? 0;
+      .prepare(
+        `SELECT count(*) AS sampled, coalesce(sum(CASE WHEN ${sql} THEN 1 ELSE 0 END), 0) AS n
+         FROM documents d WHERE d.project_id = ? AND d.id % ? = 0`,
+      )
+      .get(...params, projectId, step) as { sampled: number; n: number } | undefined;
+    return row && row.sampled > 0 ? row.n / row.sampled : 0;
   }
 
   /** Embedded chunks of a project, cached briefly: it only picks the search strategy. */
@@ -393,6 +443,7 @@ export class SqliteVectorIndex implements VectorStore {
     const bits = this.bits();
     if (!bits) throw new KbqaError('INTERNAL', 'The vector tables are missing; attach an embedder first');
     this.stmt.upsertVector.run(chunkId, embedding);
+    this.stmt.upsertCode.run(chunkId, embedding);
     // vec0 has no upsert. Integer keys are bound as BigInt: better-sqlite3 binds numbers as REAL,
     // which a vec0 integer partition key rejects.
     bits.delete.run(BigInt(chunkId));
@@ -463,6 +514,19 @@ interface PendingRow {
   title: string;
   heading_path: string;
   content: string;
+}
+
+function primeAtLeast(n: number): number {
+  for (let p = Math.max(2, n); ; p++) {
+    let prime = true;
+    for (let d = 2; d * d <= p; d++) {
+      if (p % d === 0) {
+        prime = false;
+        break;
+      }
+    }
+    if (prime) return p;
+  }
 }
 
 function assertDimension(dimension: number): void {

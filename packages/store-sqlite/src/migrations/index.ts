@@ -4,6 +4,7 @@ import { FtsCodeColumn1733100000000 } from './1733100000000-fts-code-column';
 import { FtsProjectColumn1733200000000 } from './1733200000000-fts-project-column';
 import { FtsIncrementalMerge1733300000000 } from './1733300000000-fts-incremental-merge';
 import { TaskCounts1733400000000 } from './1733400000000-task-counts';
+import { VectorCodes1733500000000 } from './1733500000000-vector-codes';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   FtsProjectColumn1733200000000,
   FtsIncrementalMerge1733300000000,
   TaskCounts1733400000000,
+  VectorCodes1733500000000,
 ];

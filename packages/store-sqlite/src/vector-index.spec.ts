@@ -409,23 +409,10 @@ describe(SqliteVectorIndex.name, () => {
     it('also returns topK filtered results through the quantized kNN path', async () => {
       buildFilterIndex();
       const knnOnly = new SqliteChunkIndex(db, new SqliteVectorIndex(db, { exactUpTo: 0, knnFromShare: 0 }));
-      const hits = await knnOnly.search({
-        projectId,
-        text: 'plugin',
-        vector: axis(0),
-        topK: 10,
-        mode: 'dense',
-        filters: rareFilter,
-      });
+      const query = { projectId, text: 'plugin', vector: axis(0), topK: 10, mode: 'dense' as const };
+      const hits = await knnOnly.search({ ...query, filters: rareFilter });
       expect(hits).toHaveLength(10);
-      const exact = await index.search({
-        projectId,
-        text: 'plugin',
-        vector: axis(0),
-        topK: 10,
-        mode: 'dense',
-        filters: rareFilter,
-      });
+      const exact = await index.search({ ...query, filters: rareFilter });
       expect(hits.map((h) => h.chunkId)).toEqual(exact.map((h) => h.chunkId));
     });
 

@@ -14,4 +14,12 @@ export {
   type PageContent,
 } from './page-document';
 export { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from './url-rules';
-export { emptyPageReason, fetchSitePage, SeenContent } from './site-pages';
+export {
+  emptyPageReason,
+  fetchSitePage,
+  SeenContent,
+  siteLoaderSettings,
+  type SiteExtractFn,
+  type SiteLoaderOptions,
+  type SiteLoaderSettings,
+} from './site-pages';

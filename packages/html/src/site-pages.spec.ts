@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { FetchOptions, FetchResponse, WebFetcher } from '@kbqa/core';
-import { emptyPageReason, fetchSitePage, SeenContent } from './site-pages';
+import { emptyPageReason, fetchSitePage, SeenContent, siteLoaderSettings } from './site-pages';
 
 function fakeFetcher(allowed: boolean, calls: Array<{ url: string; options?: FetchOptions }>): WebFetcher {
   return {
@@ -49,5 +49,45 @@ describe(SeenContent.name, () => {
     expect(seen.claim('# Page\n\nText', 'https://a.test/1')).toBeUndefined();
     expect(seen.claim('# Other', 'https://a.test/2')).toBeUndefined();
     expect(seen.claim('# Page\n\nText', 'https://a.test/copy')).toBe('https://a.test/1');
+  });
+});
+
+describe(siteLoaderSettings.name, () => {
+  const fetcher = fakeFetcher(true, []);
+  // A Docusaurus article followed by a feedback block inside <main>: Docusaurus extraction keeps
+  // only the article, the generic one all of <main>.
+  const html =
+    '<html><body><main><div class="theme-doc-markdown markdown"><h1>Install</h1><p>' +
+    'Run the installer to set everything up on your machine, then start it. '.repeat(4) +
+    '</p></div><section><h2>Feedback</h2><p>Tell us on the forum whether this page helped you.</p></section>' +
+    '</main></body></html>';
+
+  it("applies the loader's page limit and concurrency defaults and refuses limits below one", () => {
+    expect(siteLoaderSettings({ fetcher }, 1000)).toMatchObject({ maxPages: 1000, concurrency: 8 });
+    expect(siteLoaderSettings({ fetcher, maxPages: 12.7, concurrency: 3 }, 1000)).toMatchObject({
+      maxPages: 12,
+      concurrency: 3,
+    });
+    expect(() => siteLoaderSettings({ fetcher, maxPages: 0 }, 1000)).toThrow(
+      expect.objectContaining({ code: 'BAD_REQUEST' }),
+    );
+    expect(() => siteLoaderSettings({ fetcher, concurrency: Number.NaN }, 1000)).toThrow(/positive number/);
+  });
+
+  it("sets the loader's forced extraction options over the caller's", () => {
+    const forced = siteLoaderSettings({ fetcher, extractOptions: { docusaurus: false } }, 10, {
+      docusaurus: true,
+    });
+    const plain = siteLoaderSettings({ fetcher, extractOptions: { docusaurus: false } }, 10);
+    expect(forced.extract(html, 'https://docs.test/install').markdown).not.toContain('Feedback');
+    expect(forced.extract(html, 'https://docs.test/install').markdown).toContain('Run the installer');
+    expect(plain.extract(html, 'https://docs.test/install').markdown).toContain('Feedback');
+  });
+
+  it('uses a given extraction instead of the default one', () => {
+    const extract = () => ({ markdown: 'custom', title: 't', links: [], textLength: 6 }) as never;
+    expect(siteLoaderSettings({ fetcher, extract }, 10).extract(html, 'https://docs.test/')).toMatchObject({
+      markdown: 'custom',
+    });
   });
 });

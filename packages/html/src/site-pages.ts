@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KbqaError, type FetchResponse, type WebFetcher } from '@kbqa/core';
-import type { ExtractedPage } from './extract';
+import { extractContent, type ExtractedPage, type ExtractOptions } from './extract';
 import { HTML_ACCEPT } from './page-document';
 
 /**
@@ -40,4 +40,59 @@ export class SeenContent {
     if (earlier === undefined) this.firstUrl.set(digest, url);
     return earlier;
   }
+}
+
+/** Replaces a site loader's HTML extraction (tests, other converters). */
+export type SiteExtractFn = (html: string, url: string) => ExtractedPage;
+
+/** What every site loader (website crawler, Docusaurus) is configured with. */
+export interface SiteLoaderOptions {
+  /** The API passes @kbqa/fetcher's SafeFetcher; address policy, redirects and robots.txt apply through it. */
+  fetcher: WebFetcher;
+  /** Pages fetched at most; each loader has its own default. */
+  maxPages?: number;
+  /** Pages fetched at once; the fetcher may limit requests per host further. Default 8. */
+  concurrency?: number;
+  /** Body cap of each page in bytes (after decompression); the fetcher's default when unset. */
+  maxPageBytes?: number;
+  /** Options of the default extraction (@kbqa/html's `extractContent`). */
+  extractOptions?: ExtractOptions;
+  /** Replaces the extraction. */
+  extract?: SiteExtractFn;
+}
+
+/** {@link SiteLoaderOptions} checked, with the loader's defaults applied. */
+export interface SiteLoaderSettings {
+  fetcher: WebFetcher;
+  maxPages: number;
+  concurrency: number;
+  maxPageBytes: number | undefined;
+  extract: SiteExtractFn;
+}
+
+/**
+ * Settings of a site loader: `maxPages` falls back to the loader's default, `forcedExtractOptions`
+ * are set over the caller's extraction options (Docusaurus always extracts its article). A limit
+ * that is not a positive number is a BAD_REQUEST.
+ */
+export function siteLoaderSettings(
+  options: SiteLoaderOptions,
+  defaultMaxPages: number,
+  forcedExtractOptions: ExtractOptions = {},
+): SiteLoaderSettings {
+  const extractOptions: ExtractOptions = { ...options.extractOptions, ...forcedExtractOptions };
+  return {
+    fetcher: options.fetcher,
+    maxPages: positiveInt(options.maxPages, defaultMaxPages),
+    concurrency: positiveInt(options.concurrency, 8),
+    maxPageBytes: options.maxPageBytes,
+    extract: options.extract ?? ((html, url) => extractContent(html, url, extractOptions)),
+  };
+}
+
+function positiveInt(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 1)
+    throw new KbqaError('BAD_REQUEST', `expected a positive number, got ${value}`);
+  return Math.floor(value);
 }

@@ -6,41 +6,31 @@ import {
   type LoadRequest,
   type SkippedItem,
   type SourceLoader,
-  type WebFetcher,
 } from '@kbqa/core';
 import {
   decodeHtml,
   emptyPageReason,
-  extractContent,
   fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
   pageFailure,
   pathMatcher,
   SeenContent,
+  siteLoaderSettings,
+  type SiteExtractFn,
+  type SiteLoaderOptions,
+  type SiteLoaderSettings,
   validateSiteRequest,
   type ExtractedPage,
-  type ExtractOptions,
 } from '@kbqa/html';
 import { looksLikeSitemap, readSitemap, type SitemapLimits } from '@kbqa/loader-sitemap';
 
-export type DocusaurusExtractFn = (html: string, url: string) => ExtractedPage;
+export type DocusaurusExtractFn = SiteExtractFn;
 
-export interface DocusaurusLoaderOptions {
-  /** The API passes @kbqa/fetcher's SafeFetcher; address policy, redirects and robots.txt apply through it. */
-  fetcher: WebFetcher;
-  /** Pages fetched at most. Default 5,000. */
-  maxPages?: number;
-  /** Pages fetched at once; the fetcher may limit requests per host further. Default 8. */
-  concurrency?: number;
-  /** Body cap of each page in bytes (after decompression); the fetcher's default when unset. */
-  maxPageBytes?: number;
+/** `maxPages` defaults to 5,000; `extractOptions.docusaurus` is always set. */
+export interface DocusaurusLoaderOptions extends SiteLoaderOptions {
   /** Limits of the sitemap read (nested sitemaps, bytes). */
   sitemap?: Omit<SitemapLimits, 'onSkipped' | 'maxUrls'>;
-  /** Options of the default extraction; `docusaurus: true` is always set. */
-  extractOptions?: ExtractOptions;
-  /** Replaces the extraction (tests, other converters). */
-  extract?: DocusaurusExtractFn;
 }
 
 /** Path segments of Docusaurus pages that are not documentation. */
@@ -58,21 +48,12 @@ const MAX_SITEMAP_PARENTS = 4;
  */
 export class DocusaurusLoader implements SourceLoader {
   readonly type = 'docusaurus' as const;
-  private readonly fetcher: WebFetcher;
-  private readonly maxPages: number;
-  private readonly concurrency: number;
-  private readonly maxPageBytes: number | undefined;
+  private readonly site: SiteLoaderSettings;
   private readonly sitemapLimits: Omit<SitemapLimits, 'onSkipped' | 'maxUrls'>;
-  private readonly extract: DocusaurusExtractFn;
 
   constructor(options: DocusaurusLoaderOptions) {
-    this.fetcher = options.fetcher;
-    this.maxPages = positiveInt(options.maxPages, 5000);
-    this.concurrency = positiveInt(options.concurrency, 8);
-    this.maxPageBytes = options.maxPageBytes;
+    this.site = siteLoaderSettings(options, 5000, { docusaurus: true });
     this.sitemapLimits = options.sitemap ?? {};
-    const extractOptions: ExtractOptions = { ...options.extractOptions, docusaurus: true };
-    this.extract = options.extract ?? ((html, url) => extractContent(html, url, extractOptions));
   }
 
   validate(request: LoadRequest): void {
@@ -105,7 +86,7 @@ export class DocusaurusLoader implements SourceLoader {
       }
     };
     try {
-      for await (const doc of pool(pages, this.concurrency, load, signal)) {
+      for await (const doc of pool(pages, this.site.concurrency, load, signal)) {
         if (!doc) continue;
         yielded += 1;
         yield doc;
@@ -155,7 +136,7 @@ export class DocusaurusLoader implements SourceLoader {
 
   private async isSitemap(url: string, signal: AbortSignal): Promise<boolean> {
     try {
-      const res = await this.fetcher.fetch(url, {
+      const res = await this.site.fetcher.fetch(url, {
         signal,
         ignoreRobots: true,
         accept: 'application/xml,text/xml;q=0.9,*/*;q=0.1',
@@ -176,7 +157,7 @@ export class DocusaurusLoader implements SourceLoader {
 
   private async robotsSitemaps(origin: string, signal: AbortSignal): Promise<string[]> {
     try {
-      const res = await this.fetcher.fetch(`${origin}/robots.txt`, {
+      const res = await this.site.fetcher.fetch(`${origin}/robots.txt`, {
         signal,
         ignoreRobots: true,
         accept: 'text/plain',
@@ -218,7 +199,7 @@ export class DocusaurusLoader implements SourceLoader {
       onSkipped: skip,
       maxUrls: Number.MAX_SAFE_INTEGER,
     };
-    for await (const loc of readSitemap(sitemapUrl, this.fetcher, limits, signal)) {
+    for await (const loc of readSitemap(sitemapUrl, this.site.fetcher, limits, signal)) {
       const url = normalizeUrl(loc);
       if (!url) {
         skip({ url: loc, reason: 'not an absolute http(s) URL' });
@@ -253,8 +234,8 @@ export class DocusaurusLoader implements SourceLoader {
         skip({ url, reason: `not an HTML page (.${ext} link, not fetched)` });
         continue;
       }
-      if (pages.length >= this.maxPages) {
-        skip({ url, reason: `page limit of ${this.maxPages} reached` });
+      if (pages.length >= this.site.maxPages) {
+        skip({ url, reason: `page limit of ${this.site.maxPages} reached` });
         continue;
       }
       pages.push(url);
@@ -271,7 +252,7 @@ export class DocusaurusLoader implements SourceLoader {
   ): Promise<LoadedDocument | undefined> {
     let res: FetchResponse;
     try {
-      res = await fetchSitePage(this.fetcher, url, signal, this.maxPageBytes);
+      res = await fetchSitePage(this.site.fetcher, url, signal, this.site.maxPageBytes);
     } catch (error) {
       if (signal.aborted) throw abortedError();
       const err = KbqaError.from(error);
@@ -291,7 +272,7 @@ export class DocusaurusLoader implements SourceLoader {
     }
     let page: ExtractedPage;
     try {
-      page = this.extract(decodeHtml(res), finalUrl);
+      page = this.site.extract(decodeHtml(res), finalUrl);
     } catch (error) {
       skip({ url, reason: `extraction failed: ${KbqaError.from(error).message}` });
       return undefined;
@@ -373,13 +354,6 @@ async function* pool<T, R>(
   } finally {
     signal.removeEventListener('abort', notify);
   }
-}
-
-function positiveInt(value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 1)
-    throw new KbqaError('BAD_REQUEST', `expected a positive number, got ${value}`);
-  return Math.floor(value);
 }
 
 function abortedError(): KbqaError {

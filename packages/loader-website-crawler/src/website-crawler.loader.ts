@@ -6,41 +6,31 @@ import {
   type LoadRequest,
   type SkippedItem,
   type SourceLoader,
-  type WebFetcher,
 } from '@kbqa/core';
 import {
   decodeHtml,
   emptyPageReason,
-  extractContent,
   fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
   pageFailure,
   pathMatcher,
   SeenContent,
+  siteLoaderSettings,
+  type SiteExtractFn,
+  type SiteLoaderOptions,
+  type SiteLoaderSettings,
   validateSiteRequest,
   type ExtractedPage,
-  type ExtractOptions,
 } from '@kbqa/html';
 
 /** HTML to markdown plus links; @kbqa/html's `extractContent` by default. */
-export type CrawlExtractFn = (html: string, url: string) => ExtractedPage;
+export type CrawlExtractFn = SiteExtractFn;
 
-export interface WebsiteCrawlerOptions {
-  /** The API passes @kbqa/fetcher's SafeFetcher; address policy, redirects and robots.txt apply through it. */
-  fetcher: WebFetcher;
-  /** Pages fetched at most (the start page included). Default 1,000. */
-  maxPages?: number;
+/** `maxPages` (the start page included) defaults to 1,000. */
+export interface WebsiteCrawlerOptions extends SiteLoaderOptions {
   /** Link hops from the start page followed at most. Default 10. */
   maxDepth?: number;
-  /** Pages fetched at once; the fetcher may limit requests per host further. Default 8. */
-  concurrency?: number;
-  /** Body cap of each page in bytes (after decompression); the fetcher's default when unset. */
-  maxPageBytes?: number;
-  /** Options of the default extraction. */
-  extractOptions?: ExtractOptions;
-  /** Replaces the extraction (tests, other converters). */
-  extract?: CrawlExtractFn;
 }
 
 interface Target {
@@ -61,21 +51,12 @@ interface Target {
  */
 export class WebsiteCrawlerLoader implements SourceLoader {
   readonly type = 'website-crawler' as const;
-  private readonly fetcher: WebFetcher;
-  private readonly maxPages: number;
+  private readonly site: SiteLoaderSettings;
   private readonly maxDepth: number;
-  private readonly concurrency: number;
-  private readonly maxPageBytes: number | undefined;
-  private readonly extract: CrawlExtractFn;
 
   constructor(options: WebsiteCrawlerOptions) {
-    this.fetcher = options.fetcher;
-    this.maxPages = positiveInt(options.maxPages, 1000);
+    this.site = siteLoaderSettings(options, 1000);
     this.maxDepth = Math.max(0, Math.floor(options.maxDepth ?? 10));
-    this.concurrency = positiveInt(options.concurrency, 8);
-    this.maxPageBytes = options.maxPageBytes;
-    const extractOptions = options.extractOptions ?? {};
-    this.extract = options.extract ?? ((html, url) => extractContent(html, url, extractOptions));
   }
 
   validate(request: LoadRequest): void {
@@ -133,8 +114,8 @@ export class WebsiteCrawlerLoader implements SourceLoader {
           skip({ url, reason: `deeper than maxDepth ${this.maxDepth}` });
           continue;
         }
-        if (scheduled + (queue.length - head) >= this.maxPages) {
-          skip({ url, reason: `page limit of ${this.maxPages} reached` });
+        if (scheduled + (queue.length - head) >= this.site.maxPages) {
+          skip({ url, reason: `page limit of ${this.site.maxPages} reached` });
           continue;
         }
         queue.push({ url, depth });
@@ -145,7 +126,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       const isStart = target.url === start && target.depth === 0;
       let res: FetchResponse;
       try {
-        res = await fetchSitePage(this.fetcher, target.url, signal, this.maxPageBytes);
+        res = await fetchSitePage(this.site.fetcher, target.url, signal, this.site.maxPageBytes);
       } catch (error) {
         if (signal.aborted) throw abortedError();
         const err = KbqaError.from(error);
@@ -174,7 +155,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       }
       let page: ExtractedPage;
       try {
-        page = this.extract(decodeHtml(res), finalUrl);
+        page = this.site.extract(decodeHtml(res), finalUrl);
       } catch (error) {
         skip({ url: finalUrl, reason: `extraction failed: ${KbqaError.from(error).message}` });
         return undefined;
@@ -233,7 +214,11 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     signal.addEventListener('abort', onAbort);
 
     const pump = (): void => {
-      while (active < this.concurrency && head < queue.length && ready.length < this.concurrency * 2) {
+      while (
+        active < this.site.concurrency &&
+        head < queue.length &&
+        ready.length < this.site.concurrency * 2
+      ) {
         const target = queue[head++]!;
         scheduled += 1;
         active += 1;
@@ -252,7 +237,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
               context.progress({
                 step: 'SCRAPING',
                 current: done,
-                total: Math.max(done, Math.min(this.maxPages, scheduled + queue.length - head)),
+                total: Math.max(done, Math.min(this.site.maxPages, scheduled + queue.length - head)),
                 message: target.url,
               });
             notify();
@@ -297,13 +282,6 @@ function usableCanonical(canonicalUrl: string | undefined, pageUrl: string): str
   const target = new URL(canonical);
   if (target.pathname === '/' && !target.search && new URL(pageUrl).pathname !== '/') return undefined;
   return canonical;
-}
-
-function positiveInt(value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 1)
-    throw new KbqaError('BAD_REQUEST', `expected a positive number, got ${value}`);
-  return Math.floor(value);
 }
 
 function abortedError(): KbqaError {

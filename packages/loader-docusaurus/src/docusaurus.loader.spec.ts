@@ -175,6 +175,9 @@ describe(DocusaurusLoader.name, () => {
           simplePage('Intro', text('the introduction'), '<link rel="canonical" href="/docs/intro/">'),
         ],
         ['/docs/final', simplePage('Final', text('where redirects end'))],
+        // A misconfigured site that names its home page canonical on every page.
+        ['/docs/rooted-a', simplePage('Rooted A', text('first rooted'), '<link rel="canonical" href="/">')],
+        ['/docs/rooted-b', simplePage('Rooted B', text('second rooted'), '<link rel="canonical" href="/">')],
         ['/docs/private/secret', simplePage('Secret', text('secrets'))],
         ['/docs/huge', simplePage('Huge', `<p>${'y'.repeat(1000)}</p>`.repeat(3000))],
         ['/docs/after-slow', simplePage('After slow', text('what comes after'))],
@@ -188,6 +191,8 @@ describe(DocusaurusLoader.name, () => {
         '/docs/intro/',
         '/docs/intro?utm_source=x#top',
         '/docs/intro-print',
+        '/docs/rooted-a',
+        '/docs/rooted-b',
         '/docs/redirect',
         '/docs/loop',
         '/docs/private/secret',
@@ -259,6 +264,8 @@ describe(DocusaurusLoader.name, () => {
         '/docs/after-slow',
         '/docs/final',
         '/docs/intro',
+        '/docs/rooted-a',
+        '/docs/rooted-b',
       ]);
       expect(result.documents.find((d) => d.title === 'Final')?.source).toBe(`${o}/docs/final`);
       const reasons = Object.fromEntries(result.skipped.map((s) => [s.url.slice(o.length), s.reason]));

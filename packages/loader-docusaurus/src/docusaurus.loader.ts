@@ -9,13 +9,12 @@ import {
 } from '@kbqa/core';
 import {
   decodeHtml,
-  emptyPageReason,
   fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
   pageFailure,
   pathMatcher,
-  SeenContent,
+  SitePageIndex,
   siteLoaderSettings,
   type SiteExtractFn,
   type SiteLoaderOptions,
@@ -71,14 +70,13 @@ export class DocusaurusLoader implements SourceLoader {
     const pages = await this.pagesOf(sitemapUrl, base, given, request, skip, signal);
     context.progress({ step: 'SCRAPING', current: 0, total: pages.length, message: `sitemap ${sitemapUrl}` });
 
-    const indexed = new Set<string>();
-    const contents = new SeenContent();
+    const indexed = new SitePageIndex();
     let done = 0;
     let yielded = 0;
     let closed = false;
     const load = async (url: string): Promise<LoadedDocument | undefined> => {
       try {
-        return await this.page(url, indexed, contents, skip, signal);
+        return await this.page(url, indexed, skip, signal);
       } finally {
         done += 1;
         // A consumer that stopped early hears nothing from pages still in flight.
@@ -245,8 +243,7 @@ export class DocusaurusLoader implements SourceLoader {
 
   private async page(
     url: string,
-    indexed: Set<string>,
-    contents: SeenContent,
+    pages: SitePageIndex,
     skip: (item: SkippedItem) => void,
     signal: AbortSignal,
   ): Promise<LoadedDocument | undefined> {
@@ -277,30 +274,12 @@ export class DocusaurusLoader implements SourceLoader {
       skip({ url, reason: `extraction failed: ${KbqaError.from(error).message}` });
       return undefined;
     }
-    const empty = emptyPageReason(page);
-    if (empty) {
-      skip({ url, reason: empty });
+    const outcome = pages.accept(page, finalUrl, origin);
+    if ('skipped' in outcome) {
+      skip({ url, reason: outcome.skipped });
       return undefined;
     }
-    const canonical = normalizeUrl(page.canonicalUrl ?? '');
-    const key = canonical && new URL(canonical).origin === origin ? canonical : finalUrl;
-    if (indexed.has(key) || indexed.has(finalUrl)) {
-      skip({ url, reason: `duplicate of ${key}` });
-      return undefined;
-    }
-    const same = contents.claim(page.markdown, finalUrl);
-    if (same) {
-      skip({ url, reason: `same content as ${same}` });
-      return undefined;
-    }
-    indexed.add(key);
-    indexed.add(finalUrl);
-    return {
-      source: finalUrl,
-      content: page.markdown,
-      title: page.title || new URL(finalUrl).pathname,
-      link: canonical ?? finalUrl,
-    };
+    return outcome.document;
   }
 }
 

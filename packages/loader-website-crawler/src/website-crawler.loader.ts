@@ -9,17 +9,17 @@ import {
 } from '@kbqa/core';
 import {
   decodeHtml,
-  emptyPageReason,
   fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
   pageFailure,
   pathMatcher,
-  SeenContent,
+  SitePageIndex,
   siteLoaderSettings,
   type SiteExtractFn,
   type SiteLoaderOptions,
   type SiteLoaderSettings,
+  usableCanonical,
   validateSiteRequest,
   type ExtractedPage,
 } from '@kbqa/html';
@@ -76,10 +76,8 @@ export class WebsiteCrawlerLoader implements SourceLoader {
 
     /** Normalized URLs queued, fetched, redirected to or named canonical: each is fetched at most once. */
     const seen = new Set<string>([start]);
-    /** Normalized canonical (or final) URLs of the documents yielded. */
-    const indexed = new Set<string>();
-    /** sha1 of each yielded markdown → its page: pages without a canonical still dedupe by content. */
-    const contents = new SeenContent();
+    /** The documents yielded, by canonical (or final) URL and by text. */
+    const pages = new SitePageIndex();
     const queue: Target[] = [{ url: start, depth: 0 }];
     let head = 0;
     let scheduled = 0;
@@ -162,13 +160,9 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       }
       discover(page.links, target.depth + 1);
 
+      // Links to the canonical URL are the same page: never fetch it again.
       const canonical = usableCanonical(page.canonicalUrl, finalUrl);
-      const key = canonical && new URL(canonical).origin === origin ? canonical : finalUrl;
       if (canonical && new URL(canonical).origin === origin) seen.add(canonical);
-      if (indexed.has(key) || (key !== finalUrl && indexed.has(finalUrl))) {
-        skip({ url: finalUrl, reason: `duplicate of ${key}` });
-        return undefined;
-      }
       const filtered = passesFilters(finalUrl);
       if (filtered) {
         // The start page (and a redirect out of the filters) is fetched for its links only.
@@ -178,24 +172,12 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         });
         return undefined;
       }
-      const empty = emptyPageReason(page);
-      if (empty) {
-        skip({ url: finalUrl, reason: empty });
+      const outcome = pages.accept(page, finalUrl, origin);
+      if ('skipped' in outcome) {
+        skip({ url: finalUrl, reason: outcome.skipped });
         return undefined;
       }
-      const same = contents.claim(page.markdown, finalUrl);
-      if (same) {
-        skip({ url: finalUrl, reason: `same content as ${same}` });
-        return undefined;
-      }
-      indexed.add(key);
-      indexed.add(finalUrl);
-      return {
-        source: finalUrl,
-        content: page.markdown,
-        title: page.title || new URL(finalUrl).pathname,
-        link: canonical ?? finalUrl,
-      };
+      return outcome.document;
     };
 
     // A small pool: up to `concurrency` pages in flight, finished documents handed out in
@@ -270,18 +252,6 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       throw new KbqaError('NO_CONTENT', `no page with extractable text found from ${start}`);
     }
   }
-}
-
-/**
- * The normalized canonical URL of a page, unless it names the site root for a page that is not
- * (a common misconfiguration that would make every page a duplicate of the home page).
- */
-function usableCanonical(canonicalUrl: string | undefined, pageUrl: string): string | undefined {
-  const canonical = normalizeUrl(canonicalUrl ?? '');
-  if (!canonical) return undefined;
-  const target = new URL(canonical);
-  if (target.pathname === '/' && !target.search && new URL(pageUrl).pathname !== '/') return undefined;
-  return canonical;
 }
 
 function abortedError(): KbqaError {

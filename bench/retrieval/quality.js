@@ -164,7 +164,8 @@ async function main() {
       `Same rankings, scored against the labelled pages plus every page a blind assessor graded as answering ` +
         `the question (bench/retrieval/judgments.json: ${JUDGMENTS.length} question-page pairs from the top 3 of ` +
         `both systems; the assessor graded ${labelled.filter((j) => j.grade === 2).length} of the ` +
-        `${labelled.length} labelled pages as answers, none as irrelevant). This shows whether a miss is a gap ` +
+        `${labelled.length} labelled pages as answers and ${labelled.filter((j) => j.grade === 0).length} as ` +
+        'irrelevant). This shows whether a miss is a gap ' +
         'in the labels or a real miss.\n',
     );
     console.log('| set | system | hit@1 | hit@5 | MRR@10 |');

@@ -19,6 +19,7 @@ export {
   fetchSitePage,
   SeenContent,
   SitePageIndex,
+  sitePageKey,
   siteLoaderSettings,
   usableCanonical,
   type SiteExtractFn,

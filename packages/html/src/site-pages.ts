@@ -55,6 +55,14 @@ export function usableCanonical(canonicalUrl: string | undefined, pageUrl: strin
   return canonical;
 }
 
+/**
+ * The URL a page is known by within a site load: its usable canonical URL when that is on the
+ * site's origin, else the URL it was fetched from.
+ */
+export function sitePageKey(canonical: string | undefined, pageUrl: string, origin: string): string {
+  return canonical && new URL(canonical).origin === origin ? canonical : pageUrl;
+}
+
 /** A page a site load indexes, or the reason it does not. */
 export type SitePageOutcome = { document: LoadedDocument } | { skipped: string };
 
@@ -71,7 +79,7 @@ export class SitePageIndex {
   /** Indexes `page` (fetched from `pageUrl` after redirects, on `origin`) or says why not. */
   accept(page: ExtractedPage, pageUrl: string, origin: string): SitePageOutcome {
     const canonical = usableCanonical(page.canonicalUrl, pageUrl);
-    const key = canonical && new URL(canonical).origin === origin ? canonical : pageUrl;
+    const key = sitePageKey(canonical, pageUrl, origin);
     if (this.indexed.has(key) || this.indexed.has(pageUrl)) return { skipped: `duplicate of ${key}` };
     const empty = emptyPageReason(page);
     if (empty) return { skipped: empty };

@@ -15,6 +15,7 @@ import {
   pageFailure,
   pathMatcher,
   SitePageIndex,
+  sitePageKey,
   siteLoaderSettings,
   type SiteExtractFn,
   type SiteLoaderOptions,
@@ -161,8 +162,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       discover(page.links, target.depth + 1);
 
       // Links to the canonical URL are the same page: never fetch it again.
-      const canonical = usableCanonical(page.canonicalUrl, finalUrl);
-      if (canonical && new URL(canonical).origin === origin) seen.add(canonical);
+      seen.add(sitePageKey(usableCanonical(page.canonicalUrl, finalUrl), finalUrl, origin));
       const filtered = passesFilters(finalUrl);
       if (filtered) {
         // The start page (and a redirect out of the filters) is fetched for its links only.

@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_CHUNKER_OPTIONS } from '@kbqa/core';
+import { DOCS_CORPUS_DIR } from '@kbqa/core/testing';
 import { fencedBlocks, fencesBalanced } from '../test/fences';
 import { MarkdownChunker } from './markdown.chunker';
 
-const corpus = path.resolve(__dirname, '../../../../shared/corpora/fastify-docs');
+const corpus = DOCS_CORPUS_DIR;
 
 function markdownFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
@@ -14,13 +15,17 @@ function markdownFiles(dir: string): string[] {
   });
 }
 
-describe(`${MarkdownChunker.name} on the fastify-docs corpus`, () => {
+describe(`${MarkdownChunker.name} on the docs corpus of the fixtures`, () => {
   const files = markdownFiles(corpus);
   const chunker = new MarkdownChunker();
   const { maxSize } = DEFAULT_CHUNKER_OPTIONS;
 
-  it('finds the corpus', () => {
-    expect(files.length).toBeGreaterThan(30);
+  it('finds the corpus, with a code block longer than maxSize to split', () => {
+    expect(files.length).toBeGreaterThanOrEqual(15);
+    const longest = Math.max(
+      ...files.flatMap((f) => fencedBlocks(fs.readFileSync(f, 'utf8')).map((b) => b.length)),
+    );
+    expect(longest).toBeGreaterThan(maxSize);
   });
 
   it.each(files.map((f) => [path.relative(corpus, f), f]))(

@@ -1,10 +1,8 @@
-import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { DOCS_CORPUS_DIR as CORPUS } from '@kbqa/core/testing';
 import { extractContent } from './extract';
 import { CHROME_PHRASES, renderDocsSite } from './testing';
 
-// The shared corpora sit beside the repository (/work/shared next to /work/main).
-const CORPUS = join(__dirname, '../../../../shared/corpora/fastify-docs');
 const URL_ = 'https://docs.example.com/guide/intro';
 
 const page = (body: string, head = ''): string =>
@@ -85,7 +83,7 @@ describe(extractContent.name, () => {
     const html = site.get('/docs/reference/routes') ?? '';
     const { markdown, title } = extractContent(html, 'http://127.0.0.1/docs/reference/routes');
     expect(title).toBe('Routes');
-    expect(markdown).toContain('### Full declaration\n\n```js\nfastify.route(options)\n```');
+    expect(markdown).toContain('### Full declaration\n\n```js\napp.route(options);\n```');
     expect(markdown).not.toContain('\u200b');
     expect(markdown).not.toContain('Direct link');
     expect(markdown).not.toContain('Copy');

@@ -1,3 +1,4 @@
+export * from './docs-corpus';
 export * from './fake-embedder';
 export * from './loader-contract';
 export * from './test-server';

@@ -1,9 +1,7 @@
-import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
+import { DOCS_CORPUS_DIR as CORPUS } from '@kbqa/core/testing';
 import { markdownToHtml } from './markdown-to-html';
 import { readCorpus, renderDocsSite, renderSitemap } from './render-site';
-
-const CORPUS = join(__dirname, '../../../../../shared/corpora/fastify-docs');
 
 describe(renderDocsSite.name, () => {
   it('renders every corpus page with header nav, a sidebar linking all pages and a footer', () => {
@@ -14,7 +12,20 @@ describe(renderDocsSite.name, () => {
     expect(html).toContain('<header class="site-header">');
     expect(html).toContain('<footer class="site-footer">');
     for (const p of pages) expect(html).toContain(`href="${p.path}"`);
-    expect(html).toContain('href="/docs/reference/server#addHttpMethod"');
+    expect(html).toContain('href="/docs/reference/server#addmethod"');
+  });
+
+  it('resolves links from a nested folder and leaves front matter out of the page', () => {
+    const site = renderDocsSite(CORPUS);
+    const serverless = site.get('/docs/guides/deployment/serverless') ?? '';
+    expect(serverless).toContain('href="/docs/reference/server#listen"');
+    const containers = readCorpus(CORPUS).find((p) => p.file === 'guides/deployment/containers.md');
+    expect(containers?.title).toBe('Containers');
+    expect(containers?.markdown.startsWith('# Containers')).toBe(true);
+    const html = site.get('/docs/guides/deployment/containers') ?? '';
+    expect(html).toContain('<title>Containers |');
+    expect(html).not.toContain('sidebar_label');
+    expect(site.get('/') ?? '').toContain('<title>Tidepool documentation |');
   });
 
   it('puts the site under a base path and renders Docusaurus markup', () => {

@@ -33,7 +33,10 @@ export const CHROME_PHRASES = [
   'Previous page',
 ];
 
-/** Reads every `*.md` file of a corpus directory (sorted) and assigns it a site path. */
+/**
+ * Reads every `*.md` file of a corpus directory (sorted) and assigns it a site path. Front matter is
+ * left out of the page, as a docs site builder does, and its `title` names the page.
+ */
 export function readCorpus(corpusDir: string, basePath = ''): CorpusPage[] {
   const files: string[] = [];
   const walk = (dir: string): void => {
@@ -47,8 +50,8 @@ export function readCorpus(corpusDir: string, basePath = ''): CorpusPage[] {
   files.sort();
   return files.map((full) => {
     const file = relative(corpusDir, full).split(sep).join('/');
-    const markdown = readFileSync(full, 'utf8');
-    return { path: pagePath(file, basePath), file, title: titleOf(markdown, file), markdown };
+    const { markdown, title } = splitFrontMatter(readFileSync(full, 'utf8'));
+    return { path: pagePath(file, basePath), file, title: title ?? titleOf(markdown, file), markdown };
   });
 }
 
@@ -85,6 +88,13 @@ export function renderSitemap(urls: string[]): string {
 function pagePath(file: string, basePath: string): string {
   if (file === 'index.md') return `${basePath}/`;
   return `${basePath}/docs/${file.replace(/\.md$/, '').toLowerCase()}`;
+}
+
+function splitFrontMatter(text: string): { markdown: string; title?: string } {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n/.exec(text);
+  if (!match) return { markdown: text };
+  const title = /^title:\s*(.+?)\s*$/m.exec(match[1] ?? '')?.[1]?.replace(/^(['"])(.*)\1$/, '$2');
+  return { markdown: text.slice(match[0].length).replace(/^\s+/, ''), ...(title ? { title } : {}) };
 }
 
 function titleOf(markdown: string, file: string): string {

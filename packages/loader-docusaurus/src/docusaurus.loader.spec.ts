@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LoadedDocument, LoadRequest } from '@kbqa/core';
-import { collect, describeLoaderContract } from '@kbqa/core/testing';
+import { collect, describeLoaderContract, DOCS_CORPUS_DIR as CORPUS } from '@kbqa/core/testing';
 import { SafeFetcher } from '@kbqa/fetcher';
 import {
   CHROME_PHRASES,
@@ -16,8 +15,6 @@ import {
 } from '@kbqa/html/testing';
 import { DocusaurusLoader, type DocusaurusLoaderOptions } from './docusaurus.loader';
 
-// The shared corpora sit beside the repository (/work/shared next to /work/main).
-const CORPUS = join(__dirname, '../../../../shared/corpora/fastify-docs');
 const CORPUS_PATHS = readCorpus(CORPUS).map((p) => p.path);
 
 function fetcherFor(server: SiteServer): SafeFetcher {
@@ -59,7 +56,7 @@ function docusaurusSite(
   origin: () => string,
 ): SiteServerOptions & { files: Map<string, SiteFile> } {
   const pages = renderDocsSite(CORPUS, { flavor: 'docusaurus', basePath });
-  pages.set(`${basePath}/blog/release-5`, simplePage('Fastify 5 released', text('the release')));
+  pages.set(`${basePath}/blog/release-5`, simplePage('Tidepool 3 released', text('the release')));
   pages.set(`${basePath}/blog/tags/release`, simplePage('Tag: release', text('a tag')));
   pages.set(`${basePath}/docs/tags/hooks`, simplePage('Tag: hooks', text('a docs tag')));
   pages.set(`${basePath}/search`, simplePage('Search', text('searching')));
@@ -92,7 +89,7 @@ describe(DocusaurusLoader.name, () => {
       expect(sources(result.documents, origin)).toEqual([...CORPUS_PATHS].sort());
       const routes = result.documents.find((d) => d.source === `${origin}/docs/reference/routes`);
       expect(routes).toMatchObject({ title: 'Routes', link: `${origin}/docs/reference/routes` });
-      expect(routes?.content).toContain('### Full declaration\n\n```js\nfastify.route(options)\n```');
+      expect(routes?.content).toContain('### Full declaration\n\n```js\napp.route(options);\n```');
       for (const doc of result.documents)
         for (const phrase of CHROME_PHRASES) expect(doc.content).not.toContain(phrase);
       expect(reasonOf(result, `${origin}/blog/release-5`)).toBe('not a docs page (blog)');

@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readDocsCorpusFile } from '@kbqa/core/testing';
 
-/** The fastify documentation corpus shared by the project's tests (read from disk, offline). */
-export const CORPUS_DIR = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
-
+/** A page of the repository's docs corpus (`fixtures/docs-corpus`), e.g. `reference/hooks.md`. */
 export function readDoc(file: string): string {
-  return readFileSync(join(CORPUS_DIR, file), 'utf8');
+  return readDocsCorpusFile(file);
 }
 
 /** The section of a corpus file from the heading with `title` up to the next heading of the same or a higher level. */

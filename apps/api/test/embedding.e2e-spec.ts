@@ -1,8 +1,9 @@
-import { cpSync, createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readDocsCorpusFile } from '@kbqa/core/testing';
 import { SqliteChunkIndex } from '@kbqa/store-sqlite';
 import request from 'supertest';
 import { makeTinyModel, TINY_MODEL_DIMENSION } from '@kbqa/embedder/testing';
@@ -10,18 +11,18 @@ import { EmbeddingService } from '../src/retrieval/embedding.service';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { cli } from './process-helpers';
 
-const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
+// Pages of the repository's docs corpus (fixtures/docs-corpus).
 const PAGES = [
-  'Reference/Server.md',
-  'Reference/Hooks.md',
-  'Reference/Decorators.md',
-  'Guides/Getting-Started.md',
+  'reference/server.md',
+  'reference/hooks.md',
+  'reference/decorators.md',
+  'guides/getting-started.md',
 ];
 
 function pages(): Array<{ source: string; content: string; metadata: Record<string, string> }> {
   return PAGES.map((page) => ({
     source: page,
-    content: readFileSync(join(CORPUS, page), 'utf8'),
+    content: readDocsCorpusFile(page),
     metadata: { section: page.split('/')[0]! },
   }));
 }
@@ -83,14 +84,14 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
       const res = await t
         .post('/v1/serviceChat', {
           api_key: p.serverKey,
-          question: 'which hooks of the request lifecycle run, like onRequest and preHandler',
+          question: 'which hooks of the request lifecycle run, like onRequest and beforeHandler',
           history: [],
           shouldStream: false,
         })
         .expect(200);
       const sources = res.body.sources as Array<{ link: string; relevance_score: number }>;
       expect(sources.length).toBeGreaterThan(0);
-      expect(sources[0]!.link).toContain('Hooks.md');
+      expect(sources[0]!.link).toBe('reference/hooks.md');
       for (const s of sources) {
         expect(s.relevance_score).toBeGreaterThanOrEqual(0);
         expect(s.relevance_score).toBeLessThanOrEqual(1);
@@ -101,7 +102,7 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
 
     it('removes the vectors of a deleted source', async () => {
       const before = counts(t, p.id);
-      await t.post('/v1/deleteSource', { api_key: p.serverKey, source: 'Reference/Hooks.md' }).expect(200);
+      await t.post('/v1/deleteSource', { api_key: p.serverKey, source: 'reference/hooks.md' }).expect(200);
       const after = counts(t, p.id);
       expect(after.vectors).toBe(after.chunks);
       expect(after.vectors).toBeLessThan(before.vectors);
@@ -143,7 +144,7 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
             shouldStream: false,
           })
           .expect(200);
-        expect(res.body.sources[0].link).toContain('Decorators.md');
+        expect(res.body.sources[0].link).toBe('reference/decorators.md');
       } finally {
         await t.close();
       }

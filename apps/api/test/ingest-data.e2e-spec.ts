@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { DOCS_CORPUS_DIR as CORPUS } from '@kbqa/core/testing';
 import {
   readCorpus,
   renderDocsSite,
@@ -8,8 +8,6 @@ import {
 } from '@kbqa/html/testing';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { cli } from './process-helpers';
-
-const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
 
 describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
   let plain: SiteServer;
@@ -102,7 +100,10 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
         if (path !== '/sitemap.xml') return false;
         res.writeHead(200, { 'content-type': 'application/xml' });
         res.end(
-          renderSitemap([`${plain.origin}/docs/guides/serverless`, `${plain.origin}/docs/guides/database`]),
+          renderSitemap([
+            `${plain.origin}/docs/guides/deployment/serverless`,
+            `${plain.origin}/docs/guides/database`,
+          ]),
         );
         return true;
       },
@@ -142,7 +143,8 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
       .expect(200);
     const done = await t.waitForTask(res.body.task_id, 60_000);
     const sources = await t.post('/v1/getSources', { api_key: q.serverKey }).expect(200);
-    expect(sources.body.length).toBeGreaterThan(30);
+    // Every page of the corpus, the home page included.
+    expect(sources.body).toHaveLength(sitemapPages);
     expect(done.result).toMatchObject({
       error: '',
       project_id: q.id,

@@ -1,12 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { readDocsCorpusFile } from '@kbqa/core/testing';
 import request from 'supertest';
 import { startFakeLlm, type FakeLlm } from './fake-llm';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { answerText, parseSse } from './sse';
-
-const CORPUS = join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
 
 describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', () => {
   let llm: FakeLlm;
@@ -23,9 +20,9 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
       KBQA_LLM_IDLE_TIMEOUT_MS: '300',
     });
     p = await t.createProject('llm');
-    const documents = ['Reference/Decorators.md', 'Reference/Hooks.md'].map((page) => ({
+    const documents = ['reference/decorators.md', 'reference/hooks.md'].map((page) => ({
       source: page,
-      content: readFileSync(join(CORPUS, page), 'utf8'),
+      content: readDocsCorpusFile(page),
     }));
     const res = await t.post('/v1/ingestDocuments', { api_key: p.serverKey, documents });
     await t.waitForTask(res.body.task_id);
@@ -41,8 +38,8 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
   const lastStreamed = () => llm.requests.filter((r) => r.body.stream).pop()!;
 
   it('streams the model answer after the sources, dropping citations of sources it was not given', async () => {
-    await t.projects.setSystemPrompt(p.id, 'You are the Fastify docs assistant.');
-    llm.script = { kind: 'answer', pieces: ['Use ', '`fastify.decorate()` [', '1]', '. See also [', '9].'] };
+    await t.projects.setSystemPrompt(p.id, 'You are the Tidepool docs assistant.');
+    llm.script = { kind: 'answer', pieces: ['Use ', '`app.decorate()` [', '1]', '. See also [', '9].'] };
     const res = await request(t.http)
       .post('/v1/serviceChat')
       .set('Accept', 'text/event-stream')
@@ -51,13 +48,13 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
         question: 'How do I decorate the instance?',
         history: [],
         temperature: 0.3,
-        additional_context: 'The user runs Fastify 5.',
+        additional_context: 'The user runs Tidepool 3.',
       })
       .expect(200);
     const events = parseSse(res.text);
     expect(events[0]!.chunk).toBe('<|source|>');
     expect(events[events.length - 1]!.chunk).toBe('<|message_id|>');
-    expect(answerText(events)).toBe('Use `fastify.decorate()` [1]. See also.');
+    expect(answerText(events)).toBe('Use `app.decorate()` [1]. See also.');
 
     const sent = lastStreamed();
     expect(sent.path).toBe('/v1/chat/completions');
@@ -65,14 +62,14 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
     expect(sent.body.model).toBe('fake-model');
     expect(sent.body.temperature).toBe(0.3);
     const prompt = sent.body.messages.map((m) => m.content).join('\n');
-    expect(prompt).toContain('You are the Fastify docs assistant.');
-    expect(prompt).toContain('The user runs Fastify 5.');
-    expect(prompt).toMatch(/\[1\][^\n]*Reference\/Decorators\.md/);
+    expect(prompt).toContain('You are the Tidepool docs assistant.');
+    expect(prompt).toContain('The user runs Tidepool 3.');
+    expect(prompt).toMatch(/\[1\][^\n]*reference\/decorators\.md/);
     await t.projects.setSystemPrompt(p.id, null);
   });
 
   it('rewrites a follow-up into a standalone question before retrieval', async () => {
-    llm.reply = () => 'How do decorators add properties to the Fastify instance?';
+    llm.reply = () => 'How do decorators add properties to the Tidepool instance?';
     llm.script = { kind: 'answer', pieces: ['With decorate [1].'] };
     const res = await t
       .post('/v1/serviceChat', {
@@ -84,7 +81,7 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
       .expect(200);
     const rewrite = llm.requests.find((r) => !r.body.stream)!;
     expect(JSON.stringify(rewrite.body.messages)).toContain('What is a decorator?');
-    expect(res.body.sources[0].link).toBe('Reference/Decorators.md');
+    expect(res.body.sources[0].link).toBe('reference/decorators.md');
     expect(res.body.answer.text).toBe('With decorate [1].');
   });
 
@@ -172,7 +169,7 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
       documents: [
         {
           source: 'summarized',
-          content: readFileSync(join(CORPUS, 'Reference/Hooks.md'), 'utf8'),
+          content: readDocsCorpusFile('reference/hooks.md'),
           options: { summarize: true, summarize_max_chars: 200 },
         },
       ],

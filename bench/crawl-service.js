@@ -3,11 +3,11 @@
 // extract, chunk, index). The site is served from this process; the service runs in its own.
 'use strict';
 const { rmSync } = require('node:fs');
-const path = require('node:path');
 const { renderDocsSite, startSiteServer } = require('../packages/html/dist/testing');
 const { tempDir, cli, startServer, post, peakRssMb, waitForTask } = require('./lib');
+const { requireSharedCorpus } = require('./shared-corpus');
 
-const CORPUS = path.join(__dirname, '..', '..', 'shared', 'corpora', 'fastify-docs');
+const CORPUS = requireSharedCorpus();
 
 async function main() {
   const site = await startSiteServer({ pages: renderDocsSite(CORPUS) });

@@ -4,6 +4,7 @@ const { spawn, execFileSync } = require('node:child_process');
 const { mkdtempSync, readdirSync, readFileSync } = require('node:fs');
 const { tmpdir, cpus, totalmem } = require('node:os');
 const path = require('node:path');
+const { requireSharedCorpus } = require('./shared-corpus');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'apps', 'api', 'dist');
@@ -112,7 +113,7 @@ function corpusVocabulary() {
           counts.set(w, (counts.get(w) || 0) + 1);
     }
   };
-  walk(path.join(ROOT, '..', 'shared', 'corpora', 'fastify-docs'));
+  walk(requireSharedCorpus());
   return [...counts].sort((a, b) => b[1] - a[1]).map((x) => x[0]);
 }
 

@@ -2,9 +2,10 @@
 // docs/benchmarks.md with the machine and the date. `pnpm bench -- --only ingest-documents` runs one.
 'use strict';
 const { execFileSync } = require('node:child_process');
-const { existsSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { machine, ROOT } = require('./lib');
+const { SKIPPED } = require('./shared-corpus');
 
 const BENCHMARKS = [
   { name: 'ingest-documents', script: 'bench/ingest-documents.js' },
@@ -19,7 +20,11 @@ const BENCHMARKS = [
 
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set(process.argv[onlyAt + 1].split(',')) : undefined;
+const target = path.join(ROOT, 'docs', 'benchmarks.md');
+const previous = existsSync(target) ? readFileSync(target, 'utf8') : '';
+const sectionRe = (name) => new RegExp(`<!-- ${name} -->[\\s\\S]*?(?=\\n<!-- |$)`);
 const sections = [];
+const skipped = [];
 for (const b of BENCHMARKS) {
   if (only && !only.has(b.name)) continue;
   const file = path.join(ROOT, b.script);
@@ -37,19 +42,29 @@ for (const b of BENCHMARKS) {
     sections.push(`<!-- ${b.name} -->\n${out.toString().trim()}\n\nCommand: \`node ${b.script}\``);
     console.error(out.toString());
   } catch (e) {
+    if (e.status === SKIPPED) {
+      // The script said why on stderr (its corpus is missing); the last measured section stays.
+      console.error(`skip ${b.name}: it cannot run here (reason above)`);
+      skipped.push(b.name);
+      const kept = sectionRe(b.name).exec(previous)?.[0].trimEnd();
+      if (kept) sections.push(kept);
+      continue;
+    }
     sections.push(`<!-- ${b.name} -->\n## ${b.name}\n\nFAILED: ${e.message.split('\n')[0]}`);
     process.exitCode = 1;
   }
 }
 
-const header = `# Benchmarks\n\nWritten by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}.\nMachine: ${machine()}.\n`;
-const target = path.join(ROOT, 'docs', 'benchmarks.md');
-if (only && existsSync(target)) {
+const kept = skipped.length
+  ? `Not run (corpus missing), kept from an earlier run: ${skipped.join(', ')}.\n`
+  : '';
+const header = `# Benchmarks\n\nWritten by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}.\nMachine: ${machine()}.\n${kept}`;
+if (only && previous) {
   // Replace only the sections that ran, keep the others.
-  let text = require('node:fs').readFileSync(target, 'utf8');
+  let text = previous;
   for (const s of sections) {
     const name = /<!-- (.+?) -->/.exec(s)[1];
-    const re = new RegExp(`<!-- ${name} -->[\\s\\S]*?(?=\\n<!-- |$)`);
+    const re = sectionRe(name);
     text = re.test(text) ? text.replace(re, s + '\n') : text.trimEnd() + '\n\n' + s + '\n';
   }
   text = text.replace(/^# Benchmarks[\s\S]*?(?=\n<!-- )/, header);

@@ -9,8 +9,9 @@ const path = require('node:path');
 const MiniSearch = require('minisearch');
 const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
 const { makeTinyModel } = require('../../packages/embedder/dist/testing');
+const { requireSharedCorpus } = require('../shared-corpus');
 
-const CORPUS = path.join(__dirname, '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
+const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./questions.json');
 // Written after the main set, from the corpus pages only, and never used to tune ranking: a
 // change that helps questions.json but hurts this set is overfitting.

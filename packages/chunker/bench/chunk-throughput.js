@@ -4,8 +4,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { MarkdownChunker } = require('../dist');
+const { requireSharedCorpus } = require('../../../bench/shared-corpus');
 
-const corpus = path.resolve(__dirname, '../../../../shared/corpora/fastify-docs');
+const corpus = requireSharedCorpus();
 const files = [];
 (function walk(dir) {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -10,8 +10,9 @@ const { onnx } = require('onnx-proto');
 const { TransformersEmbedder } = require('../dist');
 const { makeTinyModel, TINY_MODEL_NAME } = require('../dist/testing');
 const { MarkdownChunker, embeddingText } = require('@kbqa/chunker');
+const { requireSharedCorpus } = require('../../../bench/shared-corpus');
 
-const CORPUS = path.join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs');
+const CORPUS = requireSharedCorpus();
 const MINILM_FLOP_PER_TOKEN = 24e6;
 const CHARS_PER_TOKEN = 4; // WordPiece on English technical prose; code runs a little denser
 

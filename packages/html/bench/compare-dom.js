@@ -4,8 +4,9 @@
 'use strict';
 const { extractContent } = require('../dist');
 const { renderDocsSite, readCorpus, CHROME_PHRASES } = require('../dist/testing');
+const { requireSharedCorpus, SHARED_CORPUS } = require('../../../bench/shared-corpus');
 
-const corpus = process.argv[2] ?? '/work/shared/corpora/fastify-docs';
+const corpus = requireSharedCorpus(process.argv[2] ?? SHARED_CORPUS);
 const rounds = Number(process.argv[3] ?? 3);
 const origin = 'http://127.0.0.1:8080';
 

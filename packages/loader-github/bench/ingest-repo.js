@@ -12,14 +12,13 @@ const { createServer } = require('node:http');
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 const { GithubLoader } = require('../dist');
+const { requireSharedCorpus, SHARED_CORPUS } = require('../../../bench/shared-corpus');
 
 function arg(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
-const corpus = resolve(
-  arg('corpus', join(__dirname, '..', '..', '..', '..', 'shared', 'corpora', 'fastify-docs')),
-);
+const corpus = resolve(arg('corpus', SHARED_CORPUS));
 const runs = Number(arg('runs', '5'));
 const copies = Number(arg('copies', '1'));
 
@@ -37,6 +36,7 @@ const gitEnv = {
 const git = (cwd, ...args) => execFileSync('git', args, { cwd, env: gitEnv, stdio: 'ignore' });
 
 function buildRepo(root) {
+  requireSharedCorpus(corpus);
   const work = join(root, 'work');
   mkdirSync(work);
   git(work, 'init', '-q', '-b', 'main');

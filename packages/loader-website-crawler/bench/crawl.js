@@ -4,8 +4,9 @@
 // served from a separate server process (so the server's CPU is not counted).
 'use strict';
 const { fork } = require('node:child_process');
+const { requireSharedCorpus, SHARED_CORPUS } = require('../../../bench/shared-corpus');
 
-const corpus = process.argv[2] ?? '/work/shared/corpora/fastify-docs';
+const corpus = requireSharedCorpus(process.argv[2] ?? SHARED_CORPUS);
 const generatedPages = Number(process.argv[3] ?? 10_000);
 const role = process.env.KBQA_BENCH_ROLE;
 

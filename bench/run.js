@@ -25,6 +25,7 @@ const previous = existsSync(target) ? readFileSync(target, 'utf8') : '';
 const sectionRe = (name) => new RegExp(`<!-- ${name} -->[\\s\\S]*?(?=\\n<!-- |$)`);
 const sections = [];
 const skipped = [];
+let ran = 0;
 for (const b of BENCHMARKS) {
   if (only && !only.has(b.name)) continue;
   const file = path.join(ROOT, b.script);
@@ -40,6 +41,7 @@ for (const b of BENCHMARKS) {
       maxBuffer: 64 * 1024 * 1024,
     });
     sections.push(`<!-- ${b.name} -->\n${out.toString().trim()}\n\nCommand: \`node ${b.script}\``);
+    ran++;
     console.error(out.toString());
   } catch (e) {
     if (e.status === SKIPPED) {
@@ -55,6 +57,10 @@ for (const b of BENCHMARKS) {
   }
 }
 
+if (ran === 0 && !process.exitCode) {
+  console.error(`nothing was measured; ${path.relative(ROOT, target)} is unchanged`);
+  process.exit();
+}
 const kept = skipped.length
   ? `Not run (corpus missing), kept from an earlier run: ${skipped.join(', ')}.\n`
   : '';

@@ -13,7 +13,7 @@ describe('Hostile request bodies (e2e)', () => {
   });
   beforeEach(() => {
     logged.length = 0;
-    const record = (message: unknown) => void logged.push(String(message));
+    const record = (...args: unknown[]) => void logged.push(args.map(String).join(' '));
     restore = (['error', 'warn', 'log'] as const).map((level) =>
       jest.spyOn(Logger.prototype, level).mockImplementation(record),
     );

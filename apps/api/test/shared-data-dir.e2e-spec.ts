@@ -68,7 +68,8 @@ describeWithRedis('An API process and a separate worker on one data directory (e
     const key = JSON.parse(
       await cli(['keys', 'create', '--project', String(project.id), '--kind', 'server', '--json'], env),
     );
-    server = await startServer({ ...env, KBQA_QUEUE_CONCURRENCY: '2' });
+    const api = await startServer({ ...env, KBQA_QUEUE_CONCURRENCY: '2' });
+    server = api;
     worker = spawn(process.execPath, [join(__dirname, '..', 'dist', 'cli.js'), 'worker'], {
       env: { ...process.env, ...env, KBQA_EMBED_MODEL: 'none', KBQA_QUEUE_CONCURRENCY: '2' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,7 +80,7 @@ describeWithRedis('An API process and a separate worker on one data directory (e
     // by both processes, while deleteSource calls remove those sources again from the API process.
     const submitted = await Promise.all(
       Array.from({ length: 8 }, (_, n) =>
-        postJson(server!.baseUrl, '/v1/ingestDocuments', { api_key: key.key, documents: batch(n) }),
+        postJson(api.baseUrl, '/v1/ingestDocuments', { api_key: key.key, documents: batch(n) }),
       ),
     );
     expect(submitted.map((r) => r.status)).toEqual(Array(8).fill(200));
@@ -90,7 +91,7 @@ describeWithRedis('An API process and a separate worker on one data directory (e
     for (let round = 0; results.size < submitted.length; round++) {
       const deletes = await Promise.all(
         Array.from({ length: 5 }, (_, i) =>
-          postJson(server.baseUrl, '/v1/deleteSource', {
+          postJson(api.baseUrl, '/v1/deleteSource', {
             api_key: key.key,
             source: `page${(round * 5 + i) % 500}`,
           }),
@@ -99,7 +100,7 @@ describeWithRedis('An API process and a separate worker on one data directory (e
       failedDeletes.push(...deletes.filter((r) => r.status !== 200).map((r) => [r.status, r.body]));
       for (const { body } of submitted) {
         if (results.has(body.task_id)) continue;
-        const s = await postJson(server.baseUrl, '/v1/ingestionStatus', { task_id: String(body.task_id) });
+        const s = await postJson(api.baseUrl, '/v1/ingestionStatus', { task_id: String(body.task_id) });
         if (s.body.status === 'completed' || s.body.status === 'failed')
           results.set(body.task_id, { status: s.body.status, error: s.body.result?.error });
       }

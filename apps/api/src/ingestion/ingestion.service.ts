@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
 import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
@@ -57,7 +58,7 @@ export class IngestionService {
     total: number,
   ): Promise<number> {
     const now = nowTimestamp();
-    const row = await this.tasks.save(
+    const row = await this.insertWithNewId(
       this.tasks.create({
         projectId,
         kind,
@@ -78,6 +79,19 @@ export class IngestionService {
     );
     await this.queue.enqueue(row.id);
     return row.id;
+  }
+
+  /** Inserts a task under a fresh random id; a collision (about 1 in 2^48 per task) draws again. */
+  private async insertWithNewId(row: IngestionTaskEntity): Promise<IngestionTaskEntity> {
+    for (let attempt = 0; ; attempt++) {
+      row.id = newTaskId();
+      try {
+        await this.tasks.insert(row);
+        return row;
+      } catch (e) {
+        if (attempt >= 2 || !/UNIQUE constraint failed/.test(String(e))) throw e;
+      }
+    }
   }
 
   /** Status of a task; scoped to a project when the caller sent a key. */
@@ -102,10 +116,15 @@ export class IngestionService {
       throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
     }
     if (task.status === 'completed') {
+      // Error texts name URLs and hosts of the project: only its key holder reads them.
+      const error =
+        projectId === undefined && task.error
+          ? "the task failed; send the project's api_key with ingestionStatus to read the reason"
+          : (task.error ?? '');
       return {
         status: 'completed',
         result: {
-          error: task.error ?? '',
+          error,
           project_id: task.projectId,
           success: task.success === true,
           indexed: task.indexedCount,
@@ -127,7 +146,8 @@ export class IngestionService {
     const rows = await this.tasks.find({
       select: { id: true },
       where: { status: In(['pending', 'running']) },
-      order: { id: 'ASC' },
+      // Ids are random: creation time gives the order of arrival.
+      order: { createdAt: 'ASC', id: 'ASC' },
     });
     return rows.map((r) => r.id);
   }
@@ -135,4 +155,12 @@ export class IngestionService {
   requeue(taskId: number): Promise<void> {
     return this.queue.enqueue(taskId);
   }
+}
+
+/**
+ * A task id: a random integer from 2^32 up to 2^48, so it is unguessable, fits a JSON number
+ * exactly, and never equals the small sequential ids of tasks stored before ids were random.
+ */
+export function newTaskId(): number {
+  return randomInt(2 ** 32, 2 ** 48);
 }

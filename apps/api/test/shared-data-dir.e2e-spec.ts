@@ -41,6 +41,7 @@ function workerReady(child: ReturnType<typeof spawn>): Promise<void> {
 }
 
 describeWithRedis('An API process and a separate worker on one data directory (e2e, real processes)', () => {
+  jest.setTimeout(180_000);
   const queueName = `kbqa-shared-dir-${process.pid}-${Date.now()}`;
   let dataDir: string;
   let server: ServerProcess | undefined;

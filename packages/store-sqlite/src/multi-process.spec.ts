@@ -49,6 +49,9 @@ const draft = (content, ordinal) => ({ ordinal, content, headingPath: [], title:
 })().catch((e) => { process.stdout.write(JSON.stringify({ errors: ['open: ' + e.message] }) + '\\n'); });
 `;
 
+// Several Node processes start and write: seconds on a loaded two-core machine.
+jest.setTimeout(120_000);
+
 describe('SQLite store shared by several processes', () => {
   let dir: string;
   let script: string;

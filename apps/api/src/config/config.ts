@@ -103,7 +103,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     redisUrl: env.REDIS_URL || undefined,
     queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
     runWorkers: bool(env, 'KBQA_WORKER', true),
-    queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 1, 1, 16),
+    queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     chunker: {
       targetSize,

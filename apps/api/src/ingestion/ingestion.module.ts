@@ -36,9 +36,12 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.runWorkers) return;
-    const ids = await this.ingestion.unfinishedTaskIds();
-    if (ids.length > 0) this.logger.log(`re-queuing ${ids.length} unfinished task(s): ${ids.join(', ')}`);
-    for (const id of ids) await this.ingestion.requeue(id);
+    const tasks = await this.ingestion.unfinishedTasks();
+    if (tasks.length > 0) {
+      const ids = tasks.map((t) => t.id).join(', ');
+      this.logger.log(`re-queuing ${tasks.length} unfinished task(s): ${ids}`);
+    }
+    for (const task of tasks) await this.ingestion.requeue(task);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -4,7 +4,7 @@ import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
 import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
 import { type DataSource, In, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
-import { INGESTION_QUEUE, type IngestionQueue } from './ingestion-queue';
+import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
 import type { DocumentsPayload } from './ingestion.runner';
 import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
 import { LoaderRegistry } from './loader-registry';
@@ -77,7 +77,7 @@ export class IngestionService {
         finishedAt: null,
       }),
     );
-    await this.queue.enqueue(row.id);
+    await this.queue.enqueue({ id: row.id, projectId });
     return row.id;
   }
 
@@ -142,18 +142,18 @@ export class IngestionService {
   }
 
   /** Tasks a previous process left pending or running, oldest first. */
-  async unfinishedTaskIds(): Promise<number[]> {
+  async unfinishedTasks(): Promise<QueuedTask[]> {
     const rows = await this.tasks.find({
-      select: { id: true },
+      select: { id: true, projectId: true },
       where: { status: In(['pending', 'running']) },
       // Ids are random: creation time gives the order of arrival.
       order: { createdAt: 'ASC', id: 'ASC' },
     });
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
   }
 
-  requeue(taskId: number): Promise<void> {
-    return this.queue.enqueue(taskId);
+  requeue(task: QueuedTask): Promise<void> {
+    return this.queue.enqueue(task);
   }
 }
 

@@ -17,6 +17,8 @@ export interface AppConfig {
   runWorkers: boolean;
   /** Longest an ingestion task may run before it fails with TIMEOUT. */
   taskTimeoutMs: number;
+  /** How often BullMQ processes re-add the jobs of tasks still pending (a Redis restart loses them). */
+  queueReconcileMs: number;
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
   queueConcurrency: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     runWorkers: bool(env, 'KBQA_WORKER', true),
     queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
+    queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { type ConnectionOptions, DelayedError, type Job, Queue, Worker } from 'bullmq';
-import type { IngestionQueue, QueuedTask, TaskRunner } from './ingestion-queue';
+import type { IngestionQueue, QueueHealth, QueuedTask, TaskRunner } from './ingestion-queue';
 
 export const QUEUE_NAME = 'kbqa-ingestion';
 
@@ -33,6 +33,15 @@ export interface BullmqQueueOptions {
 
 /** How long a project's turn lasts without renewal (a killed worker frees it after this). */
 const PROJECT_LOCK_MS = 60_000;
+/**
+ * How long a request waits for Redis to take a job. The task row is already committed, so on a
+ * dead queue the request still answers with its task id and the task is queued by the
+ * reconciliation once Redis is back, instead of the request hanging until then.
+ */
+const ENQUEUE_WAIT_MS = 1_500;
+/** How long `/health` waits for Redis to answer a PING. */
+const HEALTH_PING_MS = 1_000;
+
 /** A job whose project is busy waits this long before it is looked at again. */
 const BUSY_PROJECT_DELAY_MS = 500;
 
@@ -66,6 +75,8 @@ export class BullmqQueue implements IngestionQueue {
   private worker: Worker | undefined;
   private readonly controller = new AbortController();
   private readonly lockPrefix: string;
+  /** Set while enqueues fail, so an outage is logged once, not once per task. */
+  private unavailableSince: number | undefined;
 
   constructor(
     private readonly runner: TaskRunner,
@@ -88,14 +99,40 @@ export class BullmqQueue implements IngestionQueue {
     }
   }
 
+  /**
+   * Adds the task's job, waiting at most ENQUEUE_WAIT_MS: when Redis is unreachable the task
+   * stays pending in the database (nothing is lost) and `reconcile` queues it later.
+   */
   async enqueue(task: QueuedTask): Promise<void> {
     const data: JobData = { taskId: task.id, projectId: task.projectId };
-    await this.queue.add('ingest', data, {
+    const added = this.queue.add('ingest', data, {
       jobId: jobIdOf(task.id),
       removeOnComplete: true,
       removeOnFail: 1000,
       attempts: 1,
     });
+    const outcome = await within(added, ENQUEUE_WAIT_MS);
+    if (outcome === 'done') {
+      this.unavailableSince = undefined;
+      return;
+    }
+    if (this.unavailableSince === undefined) {
+      this.unavailableSince = Date.now();
+      this.logger.warn(
+        `Redis did not take task ${task.id} (${outcome === 'timeout' ? 'no answer' : outcome.message}); ` +
+          'tasks stay pending and are queued when Redis answers again',
+      );
+    }
+  }
+
+  async health(): Promise<QueueHealth> {
+    const redis = (await this.queue.client) as unknown as { ping(): Promise<string> };
+    const outcome = await within(redis.ping(), HEALTH_PING_MS);
+    if (outcome === 'done') return { state: 'ok' };
+    return {
+      state: 'unavailable',
+      detail: outcome === 'timeout' ? 'Redis does not answer' : `Redis: ${outcome.message}`,
+    };
   }
 
   private async process(job: Job<JobData>, token: string | undefined): Promise<void> {
@@ -129,5 +166,24 @@ export class BullmqQueue implements IngestionQueue {
     this.controller.abort();
     if (this.worker) await this.worker.close();
     await this.queue.close();
+  }
+}
+
+/** Waits for a promise at most `ms`; never rejects (a late rejection is swallowed). */
+async function within(promise: Promise<unknown>, ms: number): Promise<'done' | 'timeout' | Error> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        () => 'done' as const,
+        (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }

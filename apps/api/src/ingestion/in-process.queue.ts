@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { IngestionQueue, QueuedTask, TaskRunner } from './ingestion-queue';
+import type { IngestionQueue, QueueHealth, QueuedTask, TaskRunner } from './ingestion-queue';
 
 /**
  * The embedded default: tasks run in this process, a few at a time, at most one per project,
@@ -29,6 +29,10 @@ export class InProcessQueue implements IngestionQueue {
     else this.waiting.set(task.projectId, [task.id]);
     this.pump();
     return Promise.resolve();
+  }
+
+  health(): Promise<QueueHealth> {
+    return Promise.resolve({ state: this.closed ? 'unavailable' : 'ok' });
   }
 
   /** Resolves when nothing is waiting or running (tests and the CLI use it). */

@@ -8,6 +8,14 @@ export interface IngestionQueue {
   enqueue(task: QueuedTask): Promise<void>;
   /** Stops taking work, aborts what runs (it is re-queued at the next start) and releases resources. */
   close(): Promise<void>;
+  /** Whether tasks can be queued right now (`/health` shows it). */
+  health(): Promise<QueueHealth>;
+}
+
+export interface QueueHealth {
+  state: 'ok' | 'unavailable';
+  /** Why it is unavailable, for operators. */
+  detail?: string;
 }
 
 /**

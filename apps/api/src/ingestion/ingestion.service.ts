@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
-import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
-import { type DataSource, In, type Repository } from 'typeorm';
+import { formatMicros, IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
+import { type DataSource, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
 import type { DocumentsPayload } from './ingestion.runner';
@@ -147,6 +147,16 @@ export class IngestionService {
       select: { id: true, projectId: true },
       where: { status: In(['pending', 'running']) },
       // Ids are random: creation time gives the order of arrival.
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
+  }
+
+  /** Tasks pending for longer than `ms` (the queue may have lost their jobs), oldest first. */
+  async pendingTasks(ms: number): Promise<QueuedTask[]> {
+    const rows = await this.tasks.find({
+      select: { id: true, projectId: true },
+      where: { status: 'pending', updatedAt: LessThan(formatMicros((Date.now() - ms) * 1000)) },
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return rows.map((r) => ({ id: r.id, projectId: r.projectId }));

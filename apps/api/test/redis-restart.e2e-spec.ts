@@ -42,13 +42,13 @@ async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   );
   await new Promise<void>((resolve, reject) => {
     let output = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       output += d.toString();
       if (output.includes('Ready to accept connections')) resolve();
     });
     child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
   });
-  child.stdout!.resume();
+  child.stdout.resume();
   return child;
 }
 

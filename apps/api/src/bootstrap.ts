@@ -16,7 +16,11 @@ export async function createApp(
   config: AppConfig,
   options: { logger?: false } = {},
 ): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, return503OnClosing: false });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: false,
+    trustProxy: config.trustProxy,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger ?? new Logger(),
     bodyParser: false,

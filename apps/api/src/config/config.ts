@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { KbqaError } from '@kbqa/core';
+import type { RateLimitSettings } from '../common/rate-limit';
 
 /** Everything the service reads from the environment, validated once at boot. */
 export interface AppConfig {
@@ -19,6 +20,10 @@ export interface AppConfig {
   taskTimeoutMs: number;
   /** How often BullMQ processes re-add the jobs of tasks still pending (a Redis restart loses them). */
   queueReconcileMs: number;
+  /** Requests a minute per bucket (docs/configuration.md); 0 switches one off. */
+  rateLimits: RateLimitSettings;
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
   queueConcurrency: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
@@ -108,6 +113,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
+    rateLimits: {
+      chatServerPerMin: int(env, 'KBQA_RATE_CHAT_PER_MIN', 600, 0, 1_000_000),
+      chatAnonPerMin: int(env, 'KBQA_RATE_ANON_CHAT_PER_MIN', 60, 0, 1_000_000),
+      ingestPerMin: int(env, 'KBQA_RATE_INGEST_PER_MIN', 60, 0, 1_000_000),
+      authFailPerMin: int(env, 'KBQA_RATE_FAILED_KEYS_PER_MIN', 30, 0, 1_000_000),
+    },
+    trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

@@ -26,7 +26,17 @@ function startServer(env) {
   // BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS || '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'main.js')], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', KBQA_EMBED_MODEL: 'none', ...env },
+    // Benchmarks measure throughput, not the rate limits (load generators would hit them).
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      KBQA_EMBED_MODEL: 'none',
+      KBQA_RATE_CHAT_PER_MIN: '0',
+      KBQA_RATE_ANON_CHAT_PER_MIN: '0',
+      KBQA_RATE_INGEST_PER_MIN: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {

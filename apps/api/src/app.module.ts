@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeyGuard } from './common/auth';
+import { RateLimits } from './common/rate-limit';
 import { HttpErrorFilter } from './common/http-error.filter';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/config';
@@ -31,6 +32,7 @@ export class AppModule {
       ],
       controllers: [HealthController, SourcesController],
       providers: [
+        RateLimits,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },

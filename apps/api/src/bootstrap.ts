@@ -16,7 +16,11 @@ export async function createApp(
   config: AppConfig,
   options: { logger?: false } = {},
 ): Promise<INestApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: config.bodyLimitBytes, return503OnClosing: false });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: false,
+    trustProxy: config.trustProxy,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: options.logger ?? new Logger(),
     bodyParser: false,
@@ -24,6 +28,11 @@ export async function createApp(
   const instance = app.getHttpAdapter().getInstance();
   // Body errors (size, malformed JSON) reach Nest's error handler and so the one exception filter.
   registerJsonBody(instance, config.bodyLimitBytes);
+  // Set on the raw response so that streamed (SSE) answers carry it too.
+  instance.addHook('onRequest', (_req, reply, done) => {
+    reply.raw.setHeader('X-Content-Type-Options', 'nosniff');
+    done();
+  });
   await app.init();
   await instance.ready();
   return app;

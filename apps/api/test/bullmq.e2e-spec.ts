@@ -58,8 +58,8 @@ describeWithRedis('BullMQ ingestion queue (e2e, real Redis)', () => {
         .expect(200);
       const taskId: number = res.body.task_id;
       const ingestion = t.app.get(IngestionService);
-      await ingestion.requeue(taskId);
-      await ingestion.requeue(taskId);
+      await ingestion.requeue({ id: taskId, projectId: p.id });
+      await ingestion.requeue({ id: taskId, projectId: p.id });
       expect((await queue.getJobCounts('waiting')).waiting).toBe(1);
       const pending = await t.post('/v1/ingestionStatus', { task_id: taskId }).expect(200);
       expect(pending.body.status).toBe('pending');

@@ -29,6 +29,7 @@ describe('Foundation endpoints (e2e)', () => {
         version: expect.any(String),
         retrieval: 'lexical',
         queue: 'in-process',
+        queue_state: 'ok',
       });
     });
   });

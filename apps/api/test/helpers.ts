@@ -26,6 +26,10 @@ export interface TestApp {
   post(path: string, body: unknown): request.Test;
   /** Reads the database directly, for assertions on what was stored. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * Polls ingestionStatus until the task completes; sends the server key of the task's project
+   * when this TestApp created it (a keyless status hides error texts).
+   */
   waitForTask(taskId: number, timeoutMs?: number): Promise<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -41,6 +45,7 @@ export async function startTestApp(
   const app = await createApp(config, { logger: false });
   const http = app.getHttpServer() as App;
   const projects = app.get(ProjectsService);
+  const serverKeys = new Map<number, string>();
   const post = (path: string, body: unknown) =>
     request(http)
       .post(path)
@@ -57,12 +62,19 @@ export async function startTestApp(
       const p = await projects.createProject(name);
       const server = await projects.createKey(p.id, 'server');
       const anon = await projects.createKey(p.id, 'anon');
+      serverKeys.set(p.id, server.key);
       return { id: p.id, serverKey: server.key, anonKey: anon.key };
     },
     async waitForTask(taskId, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
+      const [task] = await app
+        .get<DataSource>(DATA_SOURCE)
+        .query<Array<{ project_id: number }>>('SELECT project_id FROM ingestion_tasks WHERE id = ?', [
+          taskId,
+        ]);
+      const apiKey = task ? serverKeys.get(task.project_id) : undefined;
       for (;;) {
-        const res = await post('/v1/ingestionStatus', { task_id: String(taskId) });
+        const res = await post('/v1/ingestionStatus', { task_id: String(taskId), api_key: apiKey });
         const body = res.body as Record<string, unknown>;
         if (body.status === 'completed') return body;
         if (Date.now() > deadline)

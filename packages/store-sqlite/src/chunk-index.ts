@@ -1,3 +1,4 @@
+import { writeTransaction } from './write-transaction';
 import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ChunkStore,
@@ -109,7 +110,7 @@ export class SqliteChunkIndex implements ChunkStore {
    * re-run of an interrupted task never leaves duplicate chunks behind.
    */
   replaceSource(input: ReplaceSourceInput): ReplaceSourceResult {
-    return this.db.transaction((): ReplaceSourceResult => {
+    return writeTransaction(this.db, (): ReplaceSourceResult => {
       const now = nowTimestamp();
       const existing = this.stmt.findSource.get(input.projectId, input.source);
       let sourceId: number;
@@ -162,7 +163,7 @@ export class SqliteChunkIndex implements ChunkStore {
         }
       }
       return { sourceId, chunkIds };
-    })();
+    });
   }
 
   /**
@@ -187,30 +188,30 @@ export class SqliteChunkIndex implements ChunkStore {
    * whole, so a crash mid-task never leaves half a source or a duplicate.
    */
   replaceSources(inputs: ReplaceSourceInput[]): ReplaceSourceResult[] {
-    return this.db.transaction(() => inputs.map((input) => this.replaceSource(input)))();
+    return writeTransaction(this.db, () => inputs.map((input) => this.replaceSource(input)));
   }
 
   /** Removes one source with its documents, chunks and index rows; returns how many sources went. */
   deleteSource(projectId: number, source: string): number {
-    return this.db.transaction(() => {
+    return writeTransaction(this.db, () => {
       const row = this.stmt.findSource.get(projectId, source);
       if (!row) return 0;
       this.clearSource(row.id);
       this.stmt.deleteSourceRow.run(row.id);
       return 1;
-    })();
+    });
   }
 
   /** Removes every source of a project except those added by the teaching feature. */
   deleteAllSources(projectId: number): number {
-    return this.db.transaction(() => {
+    return writeTransaction(this.db, () => {
       const rows = this.stmt.sourcesExcept.all(projectId, 'teach');
       for (const row of rows) {
         this.clearSource(row.id);
         this.stmt.deleteSourceRow.run(row.id);
       }
       return rows.length;
-    })();
+    });
   }
 
   listSources(projectId: number): SourceRecord[] {

@@ -37,11 +37,46 @@ export async function openDataSource(options: SqliteStoreOptions): Promise<DataS
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma('cache_size = -65536');
       db.pragma('temp_store = MEMORY');
+      takeWriteLockAtBegin(db);
     },
   });
   await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'all' });
+  await migrateUnderWriteLock(dataSource);
   return dataSource;
+}
+
+/**
+ * Makes every transaction TypeORM opens (`save`, `remove`, migrations) take the write lock at
+ * BEGIN. A deferred transaction starts as a reader; when it then writes while another process
+ * holds or has just released the lock, SQLite answers SQLITE_BUSY at once, without the busy
+ * timeout (a read snapshot cannot be upgraded past another writer), so several processes on one
+ * file saw "database is locked" (migrations at start-up read the migrations table first).
+ * `BEGIN IMMEDIATE` waits for the lock under the busy timeout instead. TypeORM has no option for
+ * this, and its better-sqlite3 runner sends exactly this statement through `prepare`. The
+ * store's own transactions go through `writeTransaction` for the same reason.
+ */
+function takeWriteLockAtBegin(db: BetterSqlite3.Database): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = (source: string) =>
+    prepare(source === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : source);
+}
+
+/**
+ * Applies pending migrations holding the write lock from before TypeORM reads the migrations
+ * table, so processes that open a new file at the same moment migrate it once: the others wait,
+ * then find nothing pending.
+ */
+async function migrateUnderWriteLock(dataSource: DataSource): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  await runner.startTransaction();
+  try {
+    // With a transaction already open, TypeORM runs every migration inside it.
+    await dataSource.runMigrations({ transaction: 'all' });
+    await runner.commitTransaction();
+  } catch (e) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    throw e;
+  }
 }
 
 /** The better-sqlite3 handle under a data source, for prepared statements on hot paths. */

@@ -1,3 +1,4 @@
+import { writeTransaction } from './write-transaction';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { MetadataCondition, PendingChunk, VectorStore } from '@kbqa/core';
 import { embeddingText, KbqaError } from '@kbqa/core';
@@ -161,7 +162,7 @@ export class SqliteVectorIndex implements VectorStore {
    */
   attach(embedderId: string, dimension: number): void {
     assertDimension(dimension);
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       const old = this.meta();
       if (!old) {
         this.recordMeta(embedderId, dimension);
@@ -178,13 +179,13 @@ export class SqliteVectorIndex implements VectorStore {
           `${embedderId} (${dimension}) is configured; run \`pnpm kbqa reindex\` to re-embed every chunk ` +
           'with the configured model, or configure the model the index was built with.',
       );
-    })();
+    });
   }
 
   /** Drops every vector and binds the index to a new embedder (`kbqa reindex`). */
   reset(embedderId: string, dimension: number): void {
     assertDimension(dimension);
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       this.bitsStmt = undefined;
       this.db.exec('DROP TABLE IF EXISTS chunk_vectors_bits');
       this.db.exec('DELETE FROM chunk_vectors');
@@ -192,7 +193,7 @@ export class SqliteVectorIndex implements VectorStore {
       this.db.exec('UPDATE chunks SET embedded_with = NULL WHERE embedded_with IS NOT NULL');
       this.recordMeta(embedderId, dimension);
       this.createTables(dimension);
-    })();
+    });
     this.projectSize.clear();
   }
 
@@ -225,7 +226,7 @@ export class SqliteVectorIndex implements VectorStore {
    * Chunks deleted since they were read from `pending` are skipped.
    */
   store(rows: Array<{ chunkId: number; vector: Float32Array }>): void {
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       const meta = this.requireMeta();
       for (const { chunkId, vector } of rows) {
         if (vector.length !== meta.dimension) {
@@ -238,7 +239,7 @@ export class SqliteVectorIndex implements VectorStore {
         if (!chunk) continue;
         this.write(chunkId, chunk.project_id, vectorBlob(vector), meta.embedderId);
       }
-    })();
+    });
   }
 
   /** Stored vectors, of one project or all. */

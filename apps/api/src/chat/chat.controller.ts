@@ -3,6 +3,7 @@ import { KbqaError } from '@kbqa/core';
 import type { FastifyReply } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { Auth, KeyAccess } from '../common/auth';
+import { RateLimit } from '../common/rate-limit';
 import type { AuthenticatedKey } from '../projects/projects.service';
 import { ChatDto, type ChatResponse, mapChatSource, mapStreamedSource } from './chat.dto';
 import { ChatService } from './chat.service';
@@ -21,6 +22,7 @@ export class ChatController {
   /** serviceChat, and mendableChat for clients of the hosted service. */
   @Post(['serviceChat', 'mendableChat'])
   @HttpCode(200)
+  @RateLimit('chat')
   @KeyAccess('any')
   async serviceChat(
     @Auth() auth: AuthenticatedKey,

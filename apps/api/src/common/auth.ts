@@ -8,6 +8,7 @@ import {
 import { Reflector } from '@nestjs/core';
 import { KbqaError } from '@kbqa/core';
 import { type AuthenticatedKey, ProjectsService } from '../projects/projects.service';
+import { type Bucket, RATE_CATEGORY_METADATA, type RateCategory, RateLimits } from './rate-limit';
 
 /**
  * Who may call an endpoint: no key, server keys only, server and anon keys, or no key with an
@@ -19,17 +20,20 @@ const ACCESS = 'kbqa:key-access';
 /** Marks a handler or controller with the keys it accepts (default: server keys only). */
 export const KeyAccess = (access: KeyAccess) => SetMetadata(ACCESS, access);
 
-type AuthedRequest = { body?: unknown; auth?: AuthenticatedKey };
+type AuthedRequest = { body?: unknown; auth?: AuthenticatedKey; ip?: string };
+type HeaderReply = { header(name: string, value: string): unknown };
 
 /**
  * The one guard: reads `api_key` (or `anon_key`) from the JSON body, resolves the project and
- * attaches it to the request; every service call is then scoped to that project.
+ * attaches it to the request; every service call is then scoped to that project. It also applies
+ * the rate limits: failed key checks per client address, then the endpoint's category per key.
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly projects: ProjectsService,
+    private readonly limits: RateLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -51,8 +55,17 @@ export class ApiKeyGuard implements CanActivate {
       throw new KbqaError('INVALID_API_KEY', 'api_key is required');
     }
     if (typeof presented !== 'string') throw new KbqaError('INVALID_API_KEY', 'api_key must be a string');
+    const address = req.ip ?? 'unknown';
+    const reply = context.switchToHttp().getResponse<HeaderReply>();
+    const wait = await this.limits.blocked('authFail', address);
+    if (wait !== undefined) {
+      throw tooMany(reply, wait, 'too many failed key checks from this address');
+    }
     const auth = await this.projects.authenticate(presented);
-    if (!auth) throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
+    if (!auth) {
+      await this.limits.consume('authFail', address);
+      throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
+    }
     if (auth.kind === 'anon' && access === 'server') {
       throw new KbqaError(
         'FORBIDDEN',
@@ -60,8 +73,34 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     req.auth = auth;
+    const category = this.reflector.get<RateCategory | undefined>(
+      RATE_CATEGORY_METADATA,
+      context.getHandler(),
+    );
+    if (category) {
+      const [bucket, key]: [Bucket, string] =
+        category === 'ingest'
+          ? ['ingest', String(auth.keyId)]
+          : auth.kind === 'anon'
+            ? ['chatAnon', `${auth.keyId}:${address}`]
+            : ['chatServer', String(auth.keyId)];
+      const retryAfter = await this.limits.consume(bucket, key);
+      if (retryAfter !== undefined) {
+        throw tooMany(
+          reply,
+          retryAfter,
+          `rate limit reached for this ${category === 'ingest' ? 'key' : auth.kind === 'anon' ? 'reader' : 'key'}`,
+        );
+      }
+    }
     return true;
   }
+}
+
+/** A 429 with Retry-After (set on the reply here; the error filter keeps headers already set). */
+function tooMany(reply: HeaderReply, retryAfterSeconds: number, what: string): KbqaError {
+  reply.header('Retry-After', String(retryAfterSeconds));
+  return new KbqaError('RATE_LIMITED', `${what}; retry after ${retryAfterSeconds} s`);
 }
 
 /** The authenticated key of the request (set by ApiKeyGuard). */

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { KbqaError } from '@kbqa/core';
+import type { RateLimitSettings } from '../common/rate-limit';
 
 /** Everything the service reads from the environment, validated once at boot. */
 export interface AppConfig {
@@ -17,6 +18,12 @@ export interface AppConfig {
   runWorkers: boolean;
   /** Longest an ingestion task may run before it fails with TIMEOUT. */
   taskTimeoutMs: number;
+  /** How often BullMQ processes re-add the jobs of tasks still pending (a Redis restart loses them). */
+  queueReconcileMs: number;
+  /** Requests a minute per bucket (docs/configuration.md); 0 switches one off. */
+  rateLimits: RateLimitSettings;
+  /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
+  trustProxy: boolean;
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
   queueConcurrency: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
@@ -103,8 +110,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     redisUrl: env.REDIS_URL || undefined,
     queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
     runWorkers: bool(env, 'KBQA_WORKER', true),
-    queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 1, 1, 16),
+    queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
+    queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
+    rateLimits: {
+      chatServerPerMin: int(env, 'KBQA_RATE_CHAT_PER_MIN', 600, 0, 1_000_000),
+      chatAnonPerMin: int(env, 'KBQA_RATE_ANON_CHAT_PER_MIN', 60, 0, 1_000_000),
+      ingestPerMin: int(env, 'KBQA_RATE_INGEST_PER_MIN', 60, 0, 1_000_000),
+      authFailPerMin: int(env, 'KBQA_RATE_FAILED_KEYS_PER_MIN', 30, 0, 1_000_000),
+    },
+    trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

@@ -1,5 +1,6 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { Auth, KeyAccess } from '../common/auth';
+import { RateLimit } from '../common/rate-limit';
 import { parseLooseId } from '../common/validators';
 import type { AuthenticatedKey } from '../projects/projects.service';
 import {
@@ -19,6 +20,7 @@ export class ConversationsController {
 
   @Post('newConversation')
   @HttpCode(200)
+  @RateLimit('chat')
   @KeyAccess('any')
   async newConversation(
     @Auth() auth: AuthenticatedKey,
@@ -29,6 +31,7 @@ export class ConversationsController {
 
   @Post('endConversation')
   @HttpCode(200)
+  @RateLimit('chat')
   @KeyAccess('any')
   @Header('Content-Type', 'text/plain; charset=utf-8')
   async endConversation(@Auth() auth: AuthenticatedKey, @Body() dto: ConversationRefDto): Promise<string> {
@@ -48,6 +51,7 @@ export class ConversationsController {
 
   @Post('rateMessage')
   @HttpCode(200)
+  @RateLimit('chat')
   @KeyAccess('any')
   @Header('Content-Type', 'text/plain; charset=utf-8')
   async rateMessage(@Auth() auth: AuthenticatedKey, @Body() dto: RateMessageDto): Promise<string> {

@@ -1,14 +1,17 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { KeyAccess } from '../common/auth';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { INGESTION_QUEUE, type IngestionQueue } from '../ingestion/ingestion-queue';
+import { INGESTION_QUEUE, type IngestionQueue, type QueueHealth } from '../ingestion/ingestion-queue';
 import { EmbeddingService, type RetrievalMode } from '../retrieval/embedding.service';
 
 export interface HealthResponse {
-  status: 'ok';
+  /** `degraded` while the queue cannot take tasks (chat and search still answer). */
+  status: 'ok' | 'degraded';
   version: string;
   retrieval: RetrievalMode;
   queue: IngestionQueue['kind'];
+  queue_state: QueueHealth['state'];
+  queue_detail?: string;
 }
 
 @Controller()
@@ -21,12 +24,15 @@ export class HealthController {
   ) {}
 
   @Get('health')
-  health(): HealthResponse {
+  async health(): Promise<HealthResponse> {
+    const queue = await this.queue.health();
     return {
-      status: 'ok',
+      status: queue.state === 'ok' ? 'ok' : 'degraded',
       version: this.config.version,
       retrieval: this.embedding.retrievalMode(),
       queue: this.queue.kind,
+      queue_state: queue.state,
+      ...(queue.detail ? { queue_detail: queue.detail } : {}),
     };
   }
 }

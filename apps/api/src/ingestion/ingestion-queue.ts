@@ -5,9 +5,27 @@
 export interface IngestionQueue {
   readonly kind: 'in-process' | 'bullmq';
   /** Queues a committed task. Queuing a task that is already queued or running is a no-op. */
-  enqueue(taskId: number): Promise<void>;
+  enqueue(task: QueuedTask): Promise<void>;
   /** Stops taking work, aborts what runs (it is re-queued at the next start) and releases resources. */
   close(): Promise<void>;
+  /** Whether tasks can be queued right now (`/health` shows it). */
+  health(): Promise<QueueHealth>;
+}
+
+export interface QueueHealth {
+  state: 'ok' | 'unavailable';
+  /** Why it is unavailable, for operators. */
+  detail?: string;
+}
+
+/**
+ * What a queue knows of a task: its id, and its project, so that one project's tasks never take
+ * every slot. Each queue runs at most one task per project at a time (fairness: a 10,000-page
+ * crawl of one project no longer delays another project's one-document task by minutes).
+ */
+export interface QueuedTask {
+  id: number;
+  projectId: number;
 }
 
 export const INGESTION_QUEUE = Symbol('INGESTION_QUEUE');

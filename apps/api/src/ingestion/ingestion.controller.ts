@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { Auth, KeyAccess, OptionalAuth } from '../common/auth';
+import { RateLimit } from '../common/rate-limit';
 import type { AuthenticatedKey } from '../projects/projects.service';
 import {
   IngestDataDto,
@@ -16,6 +17,7 @@ export class IngestionController {
 
   @Post('ingestDocuments')
   @HttpCode(200)
+  @RateLimit('ingest')
   async ingestDocuments(
     @Auth() auth: AuthenticatedKey,
     @Body() dto: IngestDocumentsDto,
@@ -25,6 +27,7 @@ export class IngestionController {
 
   @Post('ingestData')
   @HttpCode(200)
+  @RateLimit('ingest')
   async ingestData(@Auth() auth: AuthenticatedKey, @Body() dto: IngestDataDto): Promise<TaskIdResponse> {
     return { task_id: await this.ingestion.ingestData(auth.projectId, dto) };
   }

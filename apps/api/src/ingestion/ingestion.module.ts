@@ -22,10 +22,15 @@ import { LlmSummarizer } from './llm-summarizer';
 import { LoaderRegistry } from './loader-registry';
 import { createLoaderRegistry } from './loaders';
 
-/** Queues again what a previous process left unfinished, and closes the queue on shutdown. */
+/**
+ * Queues again what a previous process left unfinished, puts back pending tasks that the queue
+ * lost (a Redis restart without persistence empties it), and closes the queue on shutdown.
+ */
 @Injectable()
 class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Ingestion');
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private reconciling = false;
 
   constructor(
     private readonly ingestion: IngestionService,
@@ -36,12 +41,42 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.runWorkers) return;
-    const ids = await this.ingestion.unfinishedTaskIds();
-    if (ids.length > 0) this.logger.log(`re-queuing ${ids.length} unfinished task(s): ${ids.join(', ')}`);
-    for (const id of ids) await this.ingestion.requeue(id);
+    const tasks = await this.ingestion.unfinishedTasks();
+    if (tasks.length > 0) {
+      const ids = tasks.map((t) => t.id).join(', ');
+      this.logger.log(`re-queuing ${tasks.length} unfinished task(s): ${ids}`);
+    }
+    for (const task of tasks) await this.ingestion.requeue(task);
+    this.startReconciling();
+  }
+
+  /**
+   * The database is the truth and a BullMQ job only carries a task id, so every process on the
+   * queue periodically re-adds the jobs of tasks still pending (a no-op for a job that exists:
+   * its id is the task's). The in-process queue lives and dies with this process: nothing to do.
+   */
+  private startReconciling(): void {
+    if (this.queue.kind !== 'bullmq') return;
+    this.reconcileTimer = setInterval(() => {
+      if (this.reconciling) return;
+      this.reconciling = true;
+      this.reconcile()
+        .catch((e: unknown) =>
+          this.logger.warn(`queue reconciliation failed: ${e instanceof Error ? e.message : String(e)}`),
+        )
+        .finally(() => (this.reconciling = false));
+    }, this.config.queueReconcileMs);
+    this.reconcileTimer.unref();
+  }
+
+  private async reconcile(): Promise<void> {
+    if ((await this.queue.health()).state !== 'ok') return;
+    const pending = await this.ingestion.pendingTasks(this.config.queueReconcileMs);
+    for (const task of pending) await this.ingestion.requeue(task);
   }
 
   async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.reconcileTimer);
     await this.queue.close();
     this.loaders.shutdown();
   }

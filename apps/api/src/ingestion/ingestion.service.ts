@@ -1,9 +1,10 @@
+import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
-import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
-import { type DataSource, In, type Repository } from 'typeorm';
+import { formatMicros, IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
+import { type DataSource, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
-import { INGESTION_QUEUE, type IngestionQueue } from './ingestion-queue';
+import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
 import type { DocumentsPayload } from './ingestion.runner';
 import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
 import { LoaderRegistry } from './loader-registry';
@@ -57,7 +58,7 @@ export class IngestionService {
     total: number,
   ): Promise<number> {
     const now = nowTimestamp();
-    const row = await this.tasks.save(
+    const row = await this.insertWithNewId(
       this.tasks.create({
         projectId,
         kind,
@@ -76,8 +77,21 @@ export class IngestionService {
         finishedAt: null,
       }),
     );
-    await this.queue.enqueue(row.id);
+    await this.queue.enqueue({ id: row.id, projectId });
     return row.id;
+  }
+
+  /** Inserts a task under a fresh random id; a collision (about 1 in 2^48 per task) draws again. */
+  private async insertWithNewId(row: IngestionTaskEntity): Promise<IngestionTaskEntity> {
+    for (let attempt = 0; ; attempt++) {
+      row.id = newTaskId();
+      try {
+        await this.tasks.insert(row);
+        return row;
+      } catch (e) {
+        if (attempt >= 2 || !/UNIQUE constraint failed/.test(String(e))) throw e;
+      }
+    }
   }
 
   /** Status of a task; scoped to a project when the caller sent a key. */
@@ -102,10 +116,15 @@ export class IngestionService {
       throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
     }
     if (task.status === 'completed') {
+      // Error texts name URLs and hosts of the project: only its key holder reads them.
+      const error =
+        projectId === undefined && task.error
+          ? "the task failed; send the project's api_key with ingestionStatus to read the reason"
+          : (task.error ?? '');
       return {
         status: 'completed',
         result: {
-          error: task.error ?? '',
+          error,
           project_id: task.projectId,
           success: task.success === true,
           indexed: task.indexedCount,
@@ -123,16 +142,35 @@ export class IngestionService {
   }
 
   /** Tasks a previous process left pending or running, oldest first. */
-  async unfinishedTaskIds(): Promise<number[]> {
+  async unfinishedTasks(): Promise<QueuedTask[]> {
     const rows = await this.tasks.find({
-      select: { id: true },
+      select: { id: true, projectId: true },
       where: { status: In(['pending', 'running']) },
-      order: { id: 'ASC' },
+      // Ids are random: creation time gives the order of arrival.
+      order: { createdAt: 'ASC', id: 'ASC' },
     });
-    return rows.map((r) => r.id);
+    return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
   }
 
-  requeue(taskId: number): Promise<void> {
-    return this.queue.enqueue(taskId);
+  /** Tasks pending for longer than `ms` (the queue may have lost their jobs), oldest first. */
+  async pendingTasks(ms: number): Promise<QueuedTask[]> {
+    const rows = await this.tasks.find({
+      select: { id: true, projectId: true },
+      where: { status: 'pending', updatedAt: LessThan(formatMicros((Date.now() - ms) * 1000)) },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
   }
+
+  requeue(task: QueuedTask): Promise<void> {
+    return this.queue.enqueue(task);
+  }
+}
+
+/**
+ * A task id: a random integer from 2^32 up to 2^48, so it is unguessable, fits a JSON number
+ * exactly, and never equals the small sequential ids of tasks stored before ids were random.
+ */
+export function newTaskId(): number {
+  return randomInt(2 ** 32, 2 ** 48);
 }

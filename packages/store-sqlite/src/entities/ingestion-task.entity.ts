@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type TaskStatus = 'pending' | 'running' | 'completed';
 export type TaskKind =
@@ -6,7 +6,11 @@ export type TaskKind =
 
 @Entity('ingestion_tasks')
 export class IngestionTaskEntity {
-  @PrimaryGeneratedColumn()
+  /**
+   * Random, not sequential (see `newTaskId`): ingestionStatus answers without a key, so a
+   * guessable id would let anyone walk every project's tasks.
+   */
+  @PrimaryColumn('integer')
   id!: number;
 
   @Column('integer', { name: 'project_id' })

@@ -7,4 +7,7 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testRegex: '(src|test)/.*\\.(spec|e2e-spec)\\.ts$',
+  // A guard against hangs, not a speed check: on a loaded two-core machine the embedder's model
+  // generation took over jest's 5 s default.
+  testTimeout: 30_000,
 };

@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'MODEL_UNAVAILABLE'
   | 'LLM_ERROR'
   | 'ABORTED'
+  | 'STORAGE_FULL'
   | 'INTERNAL';
 
 /** The HTTP status each code maps to when it reaches the API. */
@@ -45,6 +46,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   MODEL_UNAVAILABLE: 503,
   LLM_ERROR: 502,
   ABORTED: 499,
+  STORAGE_FULL: 507,
   INTERNAL: 500,
 };
 
@@ -79,6 +81,14 @@ export class KbqaError extends Error {
     if (isSerializedError(value)) return new KbqaError(value.code, value.message);
     if (value instanceof Error) {
       if (value.name === 'AbortError') return new KbqaError('ABORTED', value.message, { cause: value });
+      const code = (value as { code?: unknown }).code;
+      if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+        return new KbqaError(
+          'STORAGE_FULL',
+          'the disk of the data directory is full: free space, then send the request or ingestion again',
+          { cause: value },
+        );
+      }
       return new KbqaError('INTERNAL', value.message, { cause: value });
     }
     return new KbqaError('INTERNAL', String(value));

@@ -45,6 +45,11 @@ export function toErrorBody(exception: unknown, logger?: Logger): { status: numb
       body: { error: e.message ?? 'Bad request', code: CODE_BY_STATUS[e.statusCode] ?? 'BAD_REQUEST' },
     };
   }
+  const known = KbqaError.from(exception);
+  if (known.code === 'STORAGE_FULL') {
+    logger?.error(`${known.message} (${exception instanceof Error ? exception.message : String(exception)})`);
+    return { status: known.status, body: { error: known.message, code: known.code } };
+  }
   logger?.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
   return { status: 500, body: { error: 'Internal server error', code: 'INTERNAL' } };
 }

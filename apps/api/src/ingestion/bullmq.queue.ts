@@ -91,6 +91,9 @@ export class BullmqQueue implements IngestionQueue {
         connection,
         concurrency: options.concurrency,
         lockDuration: 60_000,
+        settings: {
+          backoffStrategy: (attemptsMade: number) => Math.min(5_000 * 2 ** (attemptsMade - 1), 300_000),
+        },
       });
       this.worker.on('failed', (job, err) =>
         this.logger.error(`job ${job?.id ?? '?'} failed: ${err.message}`),
@@ -109,7 +112,10 @@ export class BullmqQueue implements IngestionQueue {
       jobId: jobIdOf(task.id),
       removeOnComplete: true,
       removeOnFail: 1000,
-      attempts: 1,
+      // A run throws only when it could not record the task's end (the database refused writes,
+      // a full disk say): BullMQ runs it again after growing pauses, about four hours in all.
+      attempts: 50,
+      backoff: { type: 'custom' },
     });
     const outcome = await within(added, ENQUEUE_WAIT_MS);
     if (outcome === 'done') {

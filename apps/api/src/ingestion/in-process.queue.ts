@@ -1,6 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { IngestionQueue, QueueHealth, QueuedTask, TaskRunner } from './ingestion-queue';
 
+/** Pauses before running again a task whose run could not record its outcome. */
+export interface RetryPolicy {
+  firstDelayMs: number;
+  maxDelayMs: number;
+}
+
 /**
  * The embedded default: tasks run in this process, a few at a time, at most one per project,
  * and projects take turns (the next task comes from the project after the last one served).
@@ -13,12 +19,17 @@ export class InProcessQueue implements IngestionQueue {
   private readonly known = new Set<number>();
   private readonly running = new Map<number, Promise<void>>();
   private readonly busyProjects = new Set<number>();
+  /** When each project last started a task (a counter), for taking turns. */
+  private readonly lastTurn = new Map<number, number>();
+  private turns = 0;
   private readonly controller = new AbortController();
+  private readonly retries = new Map<number, { attempts: number; timer?: NodeJS.Timeout }>();
   private closed = false;
 
   constructor(
     private readonly runner: TaskRunner,
     private readonly concurrency = 2,
+    private readonly retry: RetryPolicy = { firstDelayMs: 5_000, maxDelayMs: 300_000 },
   ) {}
 
   enqueue(task: QueuedTask): Promise<void> {
@@ -45,16 +56,45 @@ export class InProcessQueue implements IngestionQueue {
   async close(): Promise<void> {
     this.closed = true;
     this.waiting.clear();
+    for (const { timer } of this.retries.values()) clearTimeout(timer);
     this.controller.abort();
     await Promise.allSettled([...this.running.values()]);
   }
 
-  /** The first project, in turn order, with a waiting task and nothing running. */
+  /**
+   * A run that throws could not record its outcome (the runner records every failure it can:
+   * this is the database refusing writes, a full disk say). The task is still pending or running
+   * in the database, so it is run again later, with growing pauses, until a run records an end.
+   */
+  private retryLater(task: QueuedTask, e: unknown): void {
+    const entry = this.retries.get(task.id) ?? { attempts: 0 };
+    const delay = Math.min(this.retry.firstDelayMs * 2 ** entry.attempts, this.retry.maxDelayMs);
+    entry.attempts++;
+    this.logger.error(
+      `task ${task.id} could not record its outcome (${e instanceof Error ? e.message : String(e)}); ` +
+        `running it again in ${Math.round(delay / 1000)} s`,
+    );
+    entry.timer = setTimeout(() => void this.enqueue(task), delay);
+    entry.timer.unref();
+    this.retries.set(task.id, entry);
+  }
+
+  /**
+   * The idle project with a waiting task that was served least recently (never served first;
+   * ties go to the one that queued first).
+   */
   private nextProject(): number | undefined {
+    let best: number | undefined;
+    let bestTurn = Infinity;
     for (const projectId of this.waiting.keys()) {
-      if (!this.busyProjects.has(projectId)) return projectId;
+      if (this.busyProjects.has(projectId)) continue;
+      const turn = this.lastTurn.get(projectId) ?? -1;
+      if (turn < bestTurn) {
+        best = projectId;
+        bestTurn = turn;
+      }
     }
-    return undefined;
+    return best;
   }
 
   private pump(): void {
@@ -63,14 +103,14 @@ export class InProcessQueue implements IngestionQueue {
       if (projectId === undefined) return;
       const list = this.waiting.get(projectId)!;
       const taskId = list.shift()!;
-      // The project goes to the back of the turn order.
-      this.waiting.delete(projectId);
-      if (list.length > 0) this.waiting.set(projectId, list);
+      if (list.length === 0) this.waiting.delete(projectId);
+      this.lastTurn.set(projectId, this.turns++);
       this.busyProjects.add(projectId);
       const done = this.runner
         .run(taskId, this.controller.signal)
-        .catch((e: unknown) =>
-          this.logger.error(`task ${taskId}: ${e instanceof Error ? e.message : String(e)}`),
+        .then(
+          () => void this.retries.delete(taskId),
+          (e: unknown) => this.retryLater({ id: taskId, projectId }, e),
         )
         .finally(() => {
           this.running.delete(taskId);

@@ -114,15 +114,9 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
         url: `${sitemapSite.origin}/sitemap.xml`,
         type: 'sitemap',
       });
-      const done = await t.waitForTask(res.body.task_id, 60_000);
-      // The sitemap's host is not allowlisted: reading it is refused, and the task says so.
-      expect(done.result).toEqual({
-        error: expect.stringMatching(/refused|not allowed|private/i),
-        project_id: p.id,
-        success: false,
-        indexed: 0,
-        skipped: 0,
-      });
+      // The sitemap's host is not allowlisted: refused at once, saying how to allow it.
+      expect(res.status).toBe(400);
+      expect(res.body.error).toContain(`add ${sitemapSite.host} to KBQA_ALLOW_PRIVATE_HOSTS`);
     } finally {
       await sitemapSite.close();
     }
@@ -153,27 +147,27 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
     });
   });
 
-  it('refuses private addresses that are not allowlisted, in the task result', async () => {
+  it('refuses private addresses that are not allowlisted with a 400 saying how to allow them', async () => {
     const strict = await startTestApp();
     try {
       const q = await strict.createProject('strict');
-      for (const url of [
-        `${plain.origin}/`,
-        'http://127.1/',
-        'http://[::ffff:127.0.0.1]/',
-        'http://169.254.169.254/latest',
+      for (const [url, shown] of [
+        [`${plain.origin}/`, plain.host],
+        ['http://127.1/', '127.0.0.1'],
+        ['http://[::ffff:127.0.0.1]/', '::ffff:7f00:1'],
+        ['http://10.0.0.1/', '10.0.0.1'],
+        ['http://169.254.169.254/latest', '169.254.169.254'],
+        ['http://localhost:4102/', 'localhost:4102'],
       ]) {
-        const res = await strict
-          .post('/v1/ingestData', { api_key: q.serverKey, url, type: 'url' })
-          .expect(200);
-        const done = await strict.waitForTask(res.body.task_id);
-        expect(done.result).toMatchObject({
-          error: expect.any(String),
-          project_id: q.id,
-          success: false,
-          indexed: 0,
-        });
+        for (const type of ['url', 'website-crawler', 'sitemap', 'docusaurus']) {
+          const res = await strict.post('/v1/ingestData', { api_key: q.serverKey, url, type }).expect(400);
+          expect(res.body).toEqual({
+            error: expect.stringContaining(`add ${shown} to KBQA_ALLOW_PRIVATE_HOSTS`),
+            code: 'BAD_REQUEST',
+          });
+        }
       }
+      expect(await strict.query('SELECT id FROM ingestion_tasks')).toEqual([]);
       expect(plain.requests.filter((r) => r.startsWith('/?strict'))).toEqual([]);
     } finally {
       await strict.close();

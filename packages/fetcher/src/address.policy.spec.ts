@@ -103,6 +103,23 @@ describe(AddressPolicy.name, () => {
     expect(error.message).toContain('credentials');
   });
 
+  it('says how to allow a refused private address, naming the configured setting', async () => {
+    const policy = new AddressPolicy({ lookup: publicLookup, allowlistSetting: 'KBQA_ALLOW_PRIVATE_HOSTS' });
+    const error = await refusal(policy, 'http://127.0.0.1:4102/');
+    expect(error.message).toContain('loopback address');
+    expect(error.message).toContain('add 127.0.0.1:4102 to KBQA_ALLOW_PRIVATE_HOSTS');
+  });
+
+  it('lets an allowlisted address admit a host name that resolves to it, on the same port only', async () => {
+    const lookup: LookupFn = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+    const policy = new AddressPolicy({ lookup, allowPrivateHosts: ['127.0.0.1:4102'] });
+    await expect(policy.resolve(new URL('http://localhost:4102/docs'))).resolves.toEqual([
+      { address: '127.0.0.1', family: 4 },
+    ]);
+    const other = await refusal(policy, 'http://localhost:4103/');
+    expect(other.message).toContain('add localhost:4103 to allowPrivateHosts');
+  });
+
   it('refuses a host name that resolves to loopback', async () => {
     const lookup: LookupFn = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
     const error = await refusal(new AddressPolicy({ lookup }), 'http://rebind.example/');

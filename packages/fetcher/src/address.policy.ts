@@ -18,6 +18,11 @@ export interface AddressPolicyOptions {
    * whose private or loopback addresses may be reached. Empty by default.
    */
   allowPrivateHosts?: readonly string[];
+  /**
+   * What refusals name as the way to allow a host (`KBQA_ALLOW_PRIVATE_HOSTS` in the service).
+   * Default `allowPrivateHosts`, this option's own name.
+   */
+  allowlistSetting?: string;
   lookup?: LookupFn;
   /** Bound on DNS resolution; getaddrinfo cannot be cancelled, so the wait is raced instead. */
   lookupTimeoutMs?: number;
@@ -130,9 +135,11 @@ export class AddressPolicy implements AddressGuard {
   private readonly allowHostPorts = new Set<string>();
   private readonly lookup: LookupFn;
   private readonly lookupTimeoutMs: number;
+  private readonly allowlistSetting: string;
 
   constructor(options: AddressPolicyOptions = {}) {
     this.lookup = options.lookup ?? defaultLookup;
+    this.allowlistSetting = options.allowlistSetting ?? 'allowPrivateHosts';
     this.lookupTimeoutMs = options.lookupTimeoutMs ?? 10_000;
     for (const raw of options.allowPrivateHosts ?? []) {
       const entry = raw.trim();
@@ -151,10 +158,27 @@ export class AddressPolicy implements AddressGuard {
     }
   }
 
-  /** Whether the URL's host may reach private addresses. */
+  /** Whether the URL's host, as written, may reach private addresses. */
   isAllowlisted(url: URL): boolean {
-    const host = bareHostname(url);
-    return this.allowHosts.has(host) || this.allowHostPorts.has(`${host}:${effectivePort(url)}`);
+    return this.allows(bareHostname(url), effectivePort(url));
+  }
+
+  private allows(host: string, port: string): boolean {
+    return this.allowHosts.has(host) || this.allowHostPorts.has(`${host}:${port}`);
+  }
+
+  /**
+   * The refusal of a private address, saying how to allow it. The allowlist matches the host as
+   * written or the address it resolves to, so `127.0.0.1:4102` in it also admits
+   * `localhost:4102` (which resolves there); the hint names the host as written.
+   */
+  private refusal(url: URL, reason: string): KbqaError {
+    const port = url.port ? `:${url.port}` : '';
+    return new KbqaError(
+      'FETCH_REFUSED',
+      `refused ${displayUrl(url)}: ${reason}; kbqa does not fetch private addresses unless they are ` +
+        `allowed: add ${bareHostname(url)}${port} to ${this.allowlistSetting} to allow it`,
+    );
   }
 
   /** Checks what can be known without DNS: scheme, credentials, literal addresses, local names. */
@@ -171,9 +195,13 @@ export class AddressPolicy implements AddressGuard {
     if (this.isAllowlisted(url)) return;
     if (isIP(host)) {
       const reason = forbiddenAddressReason(host);
-      if (reason) throw new KbqaError('FETCH_REFUSED', `refused ${shown}: ${reason}`);
-    } else if (LOCAL_NAMES.some((re) => re.test(host))) {
-      throw new KbqaError('FETCH_REFUSED', `refused ${shown}: local host name`);
+      if (reason) throw this.refusal(url, reason);
+    } else if (
+      LOCAL_NAMES.some((re) => re.test(host)) &&
+      this.allowHostPorts.size + this.allowHosts.size === 0
+    ) {
+      // With an allowlist, a local name is judged by what it resolves to (in `resolve`).
+      throw this.refusal(url, 'local host name');
     }
   }
 
@@ -203,10 +231,19 @@ export class AddressPolicy implements AddressGuard {
       throw new KbqaError('FETCH_FAILED', `could not resolve the host of ${shown}`);
     }
     if (!this.isAllowlisted(url)) {
+      const port = effectivePort(url);
       for (const { address } of addresses) {
         const reason = forbiddenAddressReason(address);
+        if (!reason || this.allows(address, port)) continue;
         // The address itself is not echoed: it would map the internal network for the caller.
-        if (reason) throw new KbqaError('FETCH_REFUSED', `refused ${shown}: host resolves to a ${reason}`);
+        throw this.refusal(url, `host resolves to a ${reason}`);
+      }
+      if (
+        LOCAL_NAMES.some((re) => re.test(host)) &&
+        addresses.every((a) => !forbiddenAddressReason(a.address))
+      ) {
+        // A local name that resolves somewhere public is still not what a user meant.
+        throw this.refusal(url, 'local host name');
       }
     }
     return addresses;

@@ -489,6 +489,15 @@ describe(SafeFetcher.name, () => {
       expect(counter.pages).toBe(3);
     });
 
+    it('refuses a host that resolves to a private address for that reason, not as disallowed by robots.txt', async () => {
+      const lookup: LookupFn = () => Promise.resolve([{ address: '10.0.0.7', family: 4 }]);
+      const fetcher = fetcherFor(undefined, { lookup });
+      const error = await failure(fetcher.isAllowedByRobots('http://intranet.example/docs'));
+      expect(error.code).toBe('FETCH_REFUSED');
+      expect(error.message).toContain('host resolves to a private address');
+      expect(error.message).not.toContain('robots');
+    });
+
     it('uses the * group for another user agent', async () => {
       const counter = { robots: 0, pages: 0 };
       const server = await robotsServer(

@@ -20,6 +20,8 @@ export interface SafeFetcherOptions {
   userAgent?: string;
   /** Hosts or host:port pairs whose private addresses may be reached (see AddressPolicy). */
   allowPrivateHosts?: readonly string[];
+  /** What refusals name as the way to allow a private host (see AddressPolicy). */
+  allowlistSetting?: string;
   /** DNS resolution plus TCP and TLS handshake, per connection. Default 10 s. */
   connectTimeoutMs?: number;
   /** One request from send to the last body byte. Default 30 s. */
@@ -120,6 +122,7 @@ export class SafeFetcher implements WebFetcher {
     this.scheduler = new HostScheduler(options.perHostConcurrency ?? 4);
     this.policy = new AddressPolicy({
       allowPrivateHosts: options.allowPrivateHosts,
+      allowlistSetting: options.allowlistSetting,
       lookup: options.lookup,
       lookupTimeoutMs: this.connectTimeoutMs,
     });
@@ -137,14 +140,16 @@ export class SafeFetcher implements WebFetcher {
 
   async isAllowedByRobots(url: string, signal?: AbortSignal): Promise<boolean> {
     const target = parseUrl(url);
-    this.policy.assertUrlShape(target);
+    // The address first: a host that resolves to a private address is refused for that reason,
+    // not reported as disallowed because its robots.txt could not be read.
+    await this.policy.resolve(target, signal);
     const rules = await this.robotsFor(target, signal);
     return rules.isAllowed(target);
   }
 
   async crawlDelay(url: string, signal?: AbortSignal): Promise<number | undefined> {
     const target = parseUrl(url);
-    this.policy.assertUrlShape(target);
+    await this.policy.resolve(target, signal);
     return (await this.robotsFor(target, signal)).crawlDelay();
   }
 

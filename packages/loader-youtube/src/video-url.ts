@@ -32,8 +32,12 @@ export function parseVideoId(input: unknown): string {
     throw refuse('it is not a valid URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse('only http(s) URLs are accepted');
-  if (url.username || url.password || url.port) throw refuse('credentials or ports are not accepted');
   const host = url.hostname.toLowerCase();
+  if (host !== 'youtu.be' && !WATCH_HOSTS.has(host) && !EMBED_HOSTS.has(host)) {
+    throw refuse(`${host} is not a YouTube host`);
+  }
+  if (url.username || url.password) throw refuse('a YouTube URL carries no credentials');
+  if (url.port) throw refuse('a YouTube URL has no port');
   const segments = url.pathname.split('/').filter((s) => s !== '');
   let id: string | null | undefined;
   if (host === 'youtu.be') {
@@ -42,10 +46,8 @@ export function parseVideoId(input: unknown): string {
     if (segments.length === 1 && segments[0] === 'watch') id = url.searchParams.get('v');
     else if (segments.length === 2 && ['shorts', 'embed', 'live', 'v'].includes(segments[0] ?? ''))
       id = segments[1];
-  } else if (EMBED_HOSTS.has(host)) {
-    if (segments.length === 2 && segments[0] === 'embed') id = segments[1];
-  } else {
-    throw refuse('the host is not YouTube');
+  } else if (segments.length === 2 && segments[0] === 'embed') {
+    id = segments[1];
   }
   if (!id || !VIDEO_ID.test(id)) throw refuse('no video id found');
   return id;

@@ -152,6 +152,15 @@ describe(YoutubeLoader.name, () => {
     expect(error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('accepted:') });
   });
 
+  it.each([
+    ['http://127.0.0.1:4102/page', '127.0.0.1 is not a YouTube host'],
+    ['https://docs.example.com:8443/intro', 'docs.example.com is not a YouTube host'],
+    ['https://www.youtube.com:8443/watch?v=dQw4w9WgXcQ', 'a YouTube URL has no port'],
+    ['https://user:pw@youtu.be/dQw4w9WgXcQ', 'a YouTube URL carries no credentials'],
+  ])('gives the real reason for refusing %j', (url, reason) => {
+    expect(() => loader().validate({ url })).toThrow(reason);
+  });
+
   describeLoaderContract('YoutubeLoader', {
     setup: () =>
       Promise.resolve({

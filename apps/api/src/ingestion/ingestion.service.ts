@@ -47,6 +47,7 @@ export class IngestionService {
       excludePaths: dto.exclude_paths,
     };
     this.loaders.get(type).validate(request);
+    this.loaders.assertFetchable(type, request.url);
     return this.createTask(projectId, type, JSON.stringify(request), 0);
   }
 

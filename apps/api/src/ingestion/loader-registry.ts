@@ -1,5 +1,8 @@
 import { KbqaError, SOURCE_TYPES, type SourceLoader, type SourceType } from '@kbqa/core';
 
+/** Types whose URL the safe fetcher reads directly (git and video URLs have their own rules). */
+const FETCHED_TYPES: ReadonlySet<SourceType> = new Set(['website-crawler', 'docusaurus', 'sitemap', 'url']);
+
 /**
  * The one place loaders are registered, keyed by source type. Construction fails when a type
  * has no loader or two, so a wiring mistake stops start-up instead of failing a user's task.
@@ -14,6 +17,7 @@ export class LoaderRegistry {
     loaders: SourceLoader[],
     required: readonly SourceType[] = SOURCE_TYPES,
     private readonly close: () => void = () => undefined,
+    private readonly guard?: { assertUrlShape(url: URL): void },
   ) {
     for (const loader of loaders) {
       if (this.byType.has(loader.type)) throw new Error(`two loaders registered for type "${loader.type}"`);
@@ -25,6 +29,20 @@ export class LoaderRegistry {
 
   shutdown(): void {
     this.close();
+  }
+
+  /**
+   * Refuses at request time what the fetcher would refuse without DNS (a literal private
+   * address, a local name, credentials), so such a URL is a 400 and not a task that fails.
+   */
+  assertFetchable(type: SourceType, url: string): void {
+    if (!this.guard || !FETCHED_TYPES.has(type)) return;
+    try {
+      this.guard.assertUrlShape(new URL(url));
+    } catch (e) {
+      if (e instanceof KbqaError && e.code === 'FETCH_REFUSED') throw new KbqaError('BAD_REQUEST', e.message);
+      throw e;
+    }
   }
 
   get(type: SourceType): SourceLoader {

@@ -9,6 +9,9 @@ import { redirectingFetch, YoutubeLoader } from '@kbqa/loader-youtube';
 import type { AppConfig } from '../config/config';
 import { LoaderRegistry } from './loader-registry';
 
+/** The setting that refusals of private addresses name. */
+const ALLOWLIST_SETTING = 'KBQA_ALLOW_PRIVATE_HOSTS';
+
 /** Source types this build wires; start-up fails if one of them has no loader or two. */
 export const WIRED_TYPES: readonly SourceType[] = SOURCE_TYPES;
 
@@ -20,8 +23,12 @@ export function createLoaderRegistry(config: AppConfig): LoaderRegistry {
   const fetcher = new SafeFetcher({
     userAgent: config.web.userAgent,
     allowPrivateHosts: config.web.allowPrivateHosts,
+    allowlistSetting: ALLOWLIST_SETTING,
   });
-  const guard = new AddressPolicy({ allowPrivateHosts: config.web.allowPrivateHosts });
+  const guard = new AddressPolicy({
+    allowPrivateHosts: config.web.allowPrivateHosts,
+    allowlistSetting: ALLOWLIST_SETTING,
+  });
   const youtubeFetch: typeof fetch = config.web.youtubeOrigin
     ? redirectingFetch(config.web.youtubeOrigin, fetch)
     : fetch;
@@ -33,5 +40,5 @@ export function createLoaderRegistry(config: AppConfig): LoaderRegistry {
     new GithubLoader({ guard, baseUrls: config.web.gitBaseUrls }),
     new YoutubeLoader({ fetch: youtubeFetch }),
   ];
-  return new LoaderRegistry(loaders, WIRED_TYPES, () => fetcher.close());
+  return new LoaderRegistry(loaders, WIRED_TYPES, () => fetcher.close(), guard);
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { ChunkStore } from '@kbqa/core';
@@ -17,7 +18,7 @@ interface Output {
 
 class UsageError extends Error {}
 
-const USAGE = `Usage: pnpm kbqa <command> [--json]
+const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
 
   projects create <name>                    create a project
   projects list                             list projects
@@ -32,7 +33,10 @@ const USAGE = `Usage: pnpm kbqa <command> [--json]
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
 
-Environment: KBQA_DATA_DIR (default ./data), REDIS_URL, see docs/configuration.md.`;
+Data directory: ${config.dataDir}
+  (KBQA_DATA_DIR, default ./data in the current directory: run every command with the same value as
+  the service, or they work on different databases)
+Environment: KBQA_DATA_DIR, REDIS_URL, see docs/configuration.md.`;
 
 function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, string | true> } {
   const positional: string[] = [];
@@ -70,10 +74,26 @@ async function withContext<T>(
   }
 }
 
+/**
+ * Says on stderr when a command is about to create a new database: a CLI run without the
+ * service's KBQA_DATA_DIR otherwise answers "no projects" from an empty one, and its keys are
+ * refused by the service.
+ */
+function warnIfNewDataDir(config: AppConfig): void {
+  if (existsSync(config.databaseFile)) return;
+  process.stderr.write(
+    `kbqa: no database in ${config.dataDir}; creating a new one there. ` +
+      'If the service runs with another KBQA_DATA_DIR, set the same value for this command.\n',
+  );
+}
+
 async function run(argv: string[], config: AppConfig): Promise<Output | undefined> {
   const { positional, flags } = parseArgs(argv);
   const [group, action, arg] = positional;
-  if (group === 'help' || flags.has('help') || flags.has('h')) return { text: USAGE, json: { usage: USAGE } };
+  if (group === 'help' || flags.has('help') || flags.has('h')) {
+    return { text: usage(config), json: { usage: usage(config), data_dir: config.dataDir } };
+  }
+  if (group !== 'models') warnIfNewDataDir(config);
   if (group === 'worker') {
     if (!config.redisUrl)
       throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)');
@@ -129,8 +149,13 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     }
     if (group === 'keys' && action === 'create') {
       const projectId = intArg(flags.get('project'), '--project');
-      const kind = flags.get('kind') ?? 'server';
-      if (kind !== 'server' && kind !== 'anon') throw new UsageError('--kind must be server or anon');
+      const kind = flags.get('kind');
+      if (kind !== 'server' && kind !== 'anon') {
+        throw new UsageError(
+          'keys create needs --kind server|anon (server keys ingest and manage sources; anon keys only chat, ' +
+            'for use in browsers)',
+        );
+      }
       const k = await projects.createKey(projectId, kind);
       return {
         text: `${k.key}\n(key ${k.id}, ${k.kind}, project ${k.project_id}; shown once, store it now)`,
@@ -167,13 +192,18 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const json = argv.includes('--json');
+  let config: AppConfig | undefined;
   try {
-    const out = await run(argv, loadConfig());
+    config = loadConfig();
+    const out = await run(argv, config);
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
-    else process.stderr.write(`error: ${message}\n${e instanceof UsageError ? `\n${USAGE}\n` : ''}`);
+    else
+      process.stderr.write(
+        `error: ${message}\n${e instanceof UsageError && config ? `\n${usage(config)}\n` : ''}`,
+      );
     process.exitCode = e instanceof UsageError ? 2 : 1;
   }
 }

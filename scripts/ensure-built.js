@@ -1,5 +1,5 @@
 // Builds the API and the packages it uses when sources changed (turbo's cache makes this a
-// no-op otherwise), showing turbo's output only when the build fails, so `pnpm kbqa … --json`
+// no-op otherwise), showing turbo's output only when the build fails, so `pnpm -s kbqa … --json`
 // prints nothing but the command's own JSON.
 'use strict';
 const { spawnSync } = require('node:child_process');

@@ -95,6 +95,11 @@ export class IngestionRunner implements TaskRunner {
       attempts: task.attempts + 1,
       updatedAt: nowTimestamp(),
     });
+    const started = Date.now();
+    this.logger.log(
+      `task ${taskId} started: project ${task.projectId}, ${task.kind}` +
+        (task.attempts > 0 ? ` (attempt ${task.attempts + 1})` : ''),
+    );
     const stats: TaskStats = {
       documents: 0,
       chunks: 0,
@@ -112,6 +117,10 @@ export class IngestionRunner implements TaskRunner {
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
       await this.finish(taskId, { success: true, stats });
+      this.logger.log(
+        `task ${taskId} completed in ${seconds(started)}: ${stats.sources} source(s), ` +
+          `${stats.chunks} chunk(s), ${stats.skippedCount} skipped`,
+      );
     } catch (e) {
       if (shutdown.aborted) {
         // Shutting down: leave the task for the next start, which queues it again.
@@ -130,6 +139,7 @@ export class IngestionRunner implements TaskRunner {
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
       await this.finish(taskId, { success: false, stats, error });
+      this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }
   }
 
@@ -196,7 +206,11 @@ export class IngestionRunner implements TaskRunner {
       signal,
       progress: (p: { current: number; total: number }) => {
         last = { current: p.current, total: Math.max(p.total, p.current) };
-        void this.progress(task.id, { step: 'SCRAPING', ...last });
+        // The loader's callback cannot wait; a failed progress write must not become an
+        // unhandled rejection (the task's own writes will meet the same fault and fail it).
+        this.progress(task.id, { step: 'SCRAPING', ...last }).catch((e: unknown) =>
+          this.progressFailed(task.id, e),
+        );
       },
       skipped: (item: { url: string; reason: string }) => {
         stats.skippedCount += 1;
@@ -284,6 +298,14 @@ export class IngestionRunner implements TaskRunner {
   }
 
   private readonly lastProgress = new Map<number, number>();
+  private readonly progressFailures = new Set<number>();
+
+  /** Logs the first failed progress write of a task, not every one. */
+  private progressFailed(taskId: number, e: unknown): void {
+    if (this.progressFailures.has(taskId)) return;
+    this.progressFailures.add(taskId);
+    this.logger.warn(`task ${taskId}: progress not saved (${e instanceof Error ? e.message : String(e)})`);
+  }
 
   private async progress(
     taskId: number,
@@ -307,6 +329,7 @@ export class IngestionRunner implements TaskRunner {
     outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
   ): Promise<void> {
     this.lastProgress.delete(taskId);
+    this.progressFailures.delete(taskId);
     const now = nowTimestamp();
     await this.tasks.update(taskId, {
       status: 'completed',
@@ -321,4 +344,8 @@ export class IngestionRunner implements TaskRunner {
       finishedAt: now,
     });
   }
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'LLM_ERROR'
   | 'ABORTED'
   | 'STORAGE_FULL'
+  | 'CONFIG_INVALID'
   | 'INTERNAL';
 
 /** The HTTP status each code maps to when it reaches the API. */
@@ -47,6 +48,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   LLM_ERROR: 502,
   ABORTED: 499,
   STORAGE_FULL: 507,
+  /** A setting read at start-up is wrong: never an HTTP answer, the process does not start. */
+  CONFIG_INVALID: 500,
   INTERNAL: 500,
 };
 

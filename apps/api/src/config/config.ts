@@ -1,6 +1,15 @@
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { KbqaError } from '@kbqa/core';
 import type { RateLimitSettings } from '../common/rate-limit';
+
+/** The service's version, from its package.json (dist/config and src/config sit two levels below it). */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
 
 /** Everything the service reads from the environment, validated once at boot. */
 export interface AppConfig {
@@ -53,7 +62,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) {
-    throw new KbqaError('BAD_REQUEST', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    throw new KbqaError('CONFIG_INVALID', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return n;
 }
@@ -63,7 +72,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new KbqaError('BAD_REQUEST', `${name} must be true or false, got "${env[name]}"`);
+  throw new KbqaError('CONFIG_INVALID', `${name} must be true or false, got "${env[name]}"`);
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -86,7 +95,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const baseUrl = env.KBQA_LLM_BASE_URL;
     const model = env.KBQA_LLM_MODEL;
     if (!baseUrl || !model) {
-      throw new KbqaError('BAD_REQUEST', 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL and KBQA_LLM_MODEL');
+      throw new KbqaError('CONFIG_INVALID', 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL and KBQA_LLM_MODEL');
     }
     llm = {
       kind: 'openai',
@@ -97,13 +106,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       idleTimeoutMs: int(env, 'KBQA_LLM_IDLE_TIMEOUT_MS', 30_000, 50, 600_000),
     };
   } else {
-    throw new KbqaError('BAD_REQUEST', `KBQA_LLM must be "extractive" or "openai", got "${llmKind}"`);
+    throw new KbqaError('CONFIG_INVALID', `KBQA_LLM must be "extractive" or "openai", got "${llmKind}"`);
   }
   const targetSize = int(env, 'KBQA_CHUNK_SIZE', 1000, 200, 8000);
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '0.0.0.0',
-    version: env.KBQA_VERSION_OVERRIDE || '0.1.0',
+    version: env.KBQA_VERSION_OVERRIDE || packageVersion(),
     dataDir,
     databaseFile: resolve(dataDir, 'kbqa.sqlite'),
     bodyLimitBytes: int(env, 'KBQA_BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KbqaError } from '@kbqa/core';
+import { loadConfig } from './config';
+
+describe(loadConfig.name, () => {
+  const refusal = (env: Record<string, string>): KbqaError => {
+    try {
+      loadConfig(env, '/tmp');
+    } catch (e) {
+      if (e instanceof KbqaError) return e;
+      throw e;
+    }
+    throw new Error('expected the configuration to be refused');
+  };
+
+  it.each([
+    [{ KBQA_QUEUE_CONCURRENCY: 'many' }, 'KBQA_QUEUE_CONCURRENCY must be an integer'],
+    [{ KBQA_WORKER: 'perhaps' }, 'KBQA_WORKER must be true or false'],
+    [{ KBQA_LLM: 'gpt' }, 'KBQA_LLM must be "extractive" or "openai"'],
+    [{ KBQA_LLM: 'openai' }, 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL'],
+  ])('refuses a bad setting with CONFIG_INVALID, not an HTTP code: %j', (env, message) => {
+    const error = refusal(env);
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.message).toContain(message);
+  });
+
+  it("reports the service's own package version", () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(loadConfig({}, '/tmp').version).toBe(pkg.version);
+    expect(loadConfig({ KBQA_VERSION_OVERRIDE: '9.9.9' }, '/tmp').version).toBe('9.9.9');
+  });
+});

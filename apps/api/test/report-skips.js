@@ -1,0 +1,47 @@
+// Jest globalSetup: says, in the test output, which tests this run skips and why. A suite that is
+// skipped whole prints nothing of its own (its console output is dropped), so a missing Redis
+// would otherwise show only as "1 skipped".
+'use strict';
+const { execFileSync } = require('node:child_process');
+const { mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+function has(command) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function canMountTmpfs() {
+  const dir = mkdtempSync(join(tmpdir(), 'kbqa-mount-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('umount', [dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = function reportSkips() {
+  const skipped = [];
+  if (!process.env.REDIS_URL) {
+    skipped.push(
+      'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, and the Redis cases of fairness and ' +
+        'rate-limits) are SKIPPED. Run with REDIS_URL=redis://127.0.0.1:6379 to include them.',
+    );
+  }
+  if (!has('redis-server')) {
+    skipped.push('redis-server is not installed: the Redis restart test is SKIPPED.');
+  }
+  if (!canMountTmpfs()) {
+    skipped.push('a tmpfs cannot be mounted here (needs root): the full-disk test is SKIPPED.');
+  }
+  for (const line of skipped) process.stdout.write(`\nkbqa tests: ${line}\n`);
+};

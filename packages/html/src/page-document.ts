@@ -1,6 +1,7 @@
 // What the page loaders (url, sitemap) share: fetch response to LoadedDocument.
 import { KbqaError, type FetchResponse, type LoadedDocument } from '@kbqa/core';
 import { extractContent } from './extract';
+import { sitePageKey, usableCanonical } from './site-pages';
 
 /** What the loader needs from HTML extraction; @kbqa/html's `extractContent` by default. */
 export interface PageContent {
@@ -55,9 +56,11 @@ export function decodeHtml(res: FetchResponse): string {
 
 /**
  * Turns a fetched page into a document, or explains why it cannot: FETCH_FAILED for a non-2xx
- * status, UNSUPPORTED for non-HTML, NO_CONTENT for an empty or JavaScript-only page.
+ * status, UNSUPPORTED for non-HTML, NO_CONTENT for an empty or JavaScript-only page. The page is
+ * known by one URL, its source and link alike: its usable canonical URL on the same origin, else
+ * the URL it was fetched from after redirects.
  */
-export function pageDocument(source: string, res: FetchResponse, extract: ExtractFn): LoadedDocument {
+export function pageDocument(res: FetchResponse, extract: ExtractFn): LoadedDocument {
   if (res.status < 200 || res.status >= 300) {
     throw new KbqaError('FETCH_FAILED', `could not fetch ${res.url}: HTTP ${res.status}`);
   }
@@ -70,21 +73,11 @@ export function pageDocument(source: string, res: FetchResponse, extract: Extrac
   if (page.textLength === 0 || !page.markdown.trim()) {
     throw new KbqaError('NO_CONTENT', `no extractable content: ${res.url}`);
   }
-  const canonical = httpUrl(page.canonicalUrl);
+  const key = sitePageKey(usableCanonical(page.canonicalUrl, res.url), res.url, new URL(res.url).origin);
   return {
-    source,
+    source: key,
     content: page.markdown,
     title: page.title || new URL(res.url).pathname,
-    link: canonical ?? res.url,
+    link: key,
   };
-}
-
-function httpUrl(value: string | undefined): string | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
 }

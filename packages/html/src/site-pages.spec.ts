@@ -122,11 +122,11 @@ describe(SitePageIndex.name, () => {
     needsJavaScript: false,
   });
 
-  it('indexes a page once under its canonical URL and links the document to it', () => {
+  it('indexes a page once under its canonical URL, which is its source and its link alike', () => {
     const pages = new SitePageIndex();
     const first = pages.accept(page('# Intro', `${origin}/intro`), `${origin}/intro-print`, origin);
     expect(first).toEqual({
-      document: { source: `${origin}/intro-print`, content: '# Intro', title: 'T', link: `${origin}/intro` },
+      document: { source: `${origin}/intro`, content: '# Intro', title: 'T', link: `${origin}/intro` },
     });
     expect(pages.accept(page('# Intro, printable', `${origin}/intro`), `${origin}/intro`, origin)).toEqual({
       skipped: `duplicate of ${origin}/intro`,
@@ -144,10 +144,11 @@ describe(SitePageIndex.name, () => {
     }
   });
 
-  it('keys a page by its own URL when the canonical is on another origin, and still links to it', () => {
+  it('keys, sources and links a page by its own URL when the canonical is on another origin', () => {
     const pages = new SitePageIndex();
     const mirror = pages.accept(page('# A', 'https://main.test/a'), `${origin}/a`, origin);
-    expect(mirror).toHaveProperty('document.link', 'https://main.test/a');
+    expect(mirror).toHaveProperty('document.link', `${origin}/a`);
+    expect(mirror).toHaveProperty('document.source', `${origin}/a`);
     expect(pages.accept(page('# B', 'https://main.test/a'), `${origin}/b`, origin)).toHaveProperty(
       'document.source',
       `${origin}/b`,

@@ -70,7 +70,8 @@ export type SitePageOutcome = { document: LoadedDocument } | { skipped: string }
  * The pages one site load has indexed, and the rule every site loader indexes a page by: a page
  * is keyed by its usable canonical URL when that is on the site's origin (else by its final URL),
  * and passed over when it duplicates an indexed page by key or final URL, has no text, or has the
- * same text as one. The document links to the canonical URL, wherever it is.
+ * same text as one. The key is both the document's source and its link: the link a chat cites
+ * is then exactly a source that getSources lists and deleteSource accepts.
  */
 export class SitePageIndex {
   private readonly indexed = new Set<string>();
@@ -89,10 +90,10 @@ export class SitePageIndex {
     this.indexed.add(pageUrl);
     return {
       document: {
-        source: pageUrl,
+        source: key,
         content: page.markdown,
         title: page.title || new URL(pageUrl).pathname,
-        link: canonical ?? pageUrl,
+        link: key,
       },
     };
   }

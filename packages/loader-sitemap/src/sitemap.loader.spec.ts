@@ -66,7 +66,8 @@ describe(SitemapLoader.name, () => {
   it('yields one document per HTML page and skips the rest with reasons', async () => {
     const { documents, skipped, progress } = await load('/sitemap.xml');
     const o = site!.origin;
-    expect(documents.map((d) => d.source)).toEqual([`${o}/docs/a`, `${o}/docs/b?ref=sitemap&x=1`]);
+    // A page is known by its canonical URL, as source and link alike.
+    expect(documents.map((d) => d.source)).toEqual([`${o}/docs/a`, `${o}/docs/b`]);
     expect(documents[0]).toMatchObject({ title: 'Page A', link: `${o}/docs/a` });
     expect(documents[0]?.content).toContain('Alpha explains');
     expect(documents[1]?.link).toBe(`${o}/docs/b`);
@@ -78,6 +79,10 @@ describe(SitemapLoader.name, () => {
     expect(reasons.get(`${o}/app`)).toContain('may need JavaScript');
     expect(reasons.get('ftp://example.com/file')).toBe('not an http(s) URL');
     expect(progress.at(-1)).toMatchObject({ current: 6, total: 6 });
+    // The total is known once the sitemap is read: it never grows page by page.
+    expect(progress.filter((p) => p.total > 0).map((p) => p.total)).toEqual(
+      Array(progress.filter((p) => p.total > 0).length).fill(6),
+    );
   });
 
   it('loads every page below a sitemap index, gzipped sitemaps included', async () => {

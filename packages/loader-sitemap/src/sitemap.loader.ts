@@ -20,7 +20,8 @@ export interface SitemapLoaderOptions extends Omit<SitemapLimits, 'onSkipped'> {
   pageConcurrency?: number;
 }
 
-type PageResult = { ok: true; document: LoadedDocument } | { ok: false; url: string; error: KbqaError };
+type PageResult =
+  { ok: true; url: string; document: LoadedDocument } | { ok: false; url: string; error: KbqaError };
 
 /**
  * Ingests every page a sitemap (or sitemap index) lists: one document per HTML page, with
@@ -82,7 +83,7 @@ export class SitemapLoader implements SourceLoader {
       } else {
         const link = result.document.link ?? result.document.source;
         if (links.has(link)) {
-          skipped(result.document.source, `same page as ${link}`);
+          skipped(result.url, `same page as ${link}`);
         } else {
           links.add(link);
           document = result.document;
@@ -99,8 +100,18 @@ export class SitemapLoader implements SourceLoader {
       { ...this.limits, onSkipped: (s) => skipped(s.url, s.reason) },
       signal,
     );
-    for await (const pageUrl of pages) {
-      discovered += 1;
+    // The whole list first: it is small next to the pages, and progress then shows the real total
+    // from the first page on (not a total that grows as the sitemap is read).
+    const pageUrls: string[] = [];
+    for await (const pageUrl of pages) pageUrls.push(pageUrl);
+    discovered = pageUrls.length;
+    context.progress({
+      step: 'SCRAPING',
+      current: 0,
+      total: discovered,
+      message: `${discovered} pages listed`,
+    });
+    for (const pageUrl of pageUrls) {
       inFlight.push(this.loadPage(pageUrl, signal));
       if (inFlight.length >= this.pageConcurrency) {
         const document = settle(await inFlight.shift()!);
@@ -135,7 +146,7 @@ export class SitemapLoader implements SourceLoader {
         accept: HTML_ACCEPT,
         ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
       });
-      return { ok: true, document: pageDocument(url, res, this.extract) };
+      return { ok: true, url, document: pageDocument(res, this.extract) };
     } catch (error) {
       return { ok: false, url, error: KbqaError.from(error) };
     }

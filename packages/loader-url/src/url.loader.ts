@@ -43,7 +43,7 @@ export class UrlLoader implements SourceLoader {
       accept: HTML_ACCEPT,
       ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}),
     });
-    const document = pageDocument(request.url, res, this.extract);
+    const document = pageDocument(res, this.extract);
     context.progress({ step: 'SCRAPING', current: 1, total: 1, message: res.url });
     yield document;
   }

@@ -64,6 +64,27 @@ describe(SqliteChunkIndex.name, () => {
     expect(await index.search({ projectId, text: 'alpha', topK: 5, mode: 'lexical' })).toEqual([]);
   });
 
+  it('deletes a source named by a link that one of its chunks cites', () => {
+    const video = 'https://www.youtube.com/watch?v=dQw4w9WgXcQ';
+    index.replaceSource({
+      projectId,
+      source: video,
+      kind: 'youtube',
+      documents: [
+        {
+          document: doc(video),
+          chunks: [
+            { ...draft('intro'), link: `${video}&t=0s` },
+            { ...draft('later', 1), link: `${video}&t=95s` },
+          ],
+        },
+      ],
+    });
+    expect(index.deleteSource(projectId, `${video}&t=95s`)).toBe(1);
+    expect(index.countChunks(projectId)).toBe(0);
+    expect(index.deleteSource(projectId, `${video}&t=95s`)).toBe(0);
+  });
+
   it('keeps taught sources on delete-all', () => {
     index.replaceSource({
       projectId,

@@ -72,6 +72,10 @@ export class SqliteChunkIndex implements ChunkStore {
       findSource: db.prepare<[number, string], { id: number }>(
         'SELECT id FROM sources WHERE project_id = ? AND source = ?',
       ),
+      // Only on a miss of findSource (a rare path), so no index on link is kept for it.
+      findSourceByLink: db.prepare<[number, string], { id: number }>(
+        'SELECT source_id AS id FROM chunks WHERE project_id = ? AND link = ? LIMIT 1',
+      ),
       insertSource: db.prepare(
         'INSERT INTO sources (project_id, source, kind, date_added, updated_at) VALUES (?, ?, ?, ?, ?)',
       ),
@@ -191,10 +195,15 @@ export class SqliteChunkIndex implements ChunkStore {
     return writeTransaction(this.db, () => inputs.map((input) => this.replaceSource(input)));
   }
 
-  /** Removes one source with its documents, chunks and index rows; returns how many sources went. */
+  /**
+   * Removes one source with its documents, chunks and index rows; returns how many sources went.
+   * `source` may also be a link that chat cited from it (a video moment, a heading anchor): the
+   * link names its source, so a reader can delete what an answer cited.
+   */
   deleteSource(projectId: number, source: string): number {
     return writeTransaction(this.db, () => {
-      const row = this.stmt.findSource.get(projectId, source);
+      const row =
+        this.stmt.findSource.get(projectId, source) ?? this.stmt.findSourceByLink.get(projectId, source);
       if (!row) return 0;
       this.clearSource(row.id);
       this.stmt.deleteSourceRow.run(row.id);

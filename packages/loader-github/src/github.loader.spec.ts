@@ -203,20 +203,16 @@ describe(GithubLoader.name, () => {
 
   it('kills git and removes its folder when the load is cancelled during the clone', async () => {
     const controller = new AbortController();
-    // The guard runs just before git starts; git (behind a 30 s sleep) is still running at the abort.
-    const guard: AddressGuard = {
-      resolve: () => {
-        setTimeout(() => controller.abort(), 50);
-        return Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
-      },
-    };
-    const { loader, spy, leftovers } = await makeLoader({ guard }, 30);
-    await expect(
-      collect(loader, { url: `${server.baseUrl}/acme/docs` }, controller.signal),
-    ).rejects.toMatchObject({
-      code: 'ABORTED',
-    });
-    expect(await exists(spy.log)).toBe(true);
+    const { loader, spy, leftovers } = await makeLoader({}, 30);
+    const loading = collect(loader, { url: `${server.baseUrl}/acme/docs` }, controller.signal);
+    // The spy logs its arguments before its 30 s sleep: once the log exists, git is running.
+    const deadline = Date.now() + 20_000;
+    while (!(await exists(spy.log))) {
+      if (Date.now() > deadline) throw new Error('git never started');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    controller.abort();
+    await expect(loading).rejects.toMatchObject({ code: 'ABORTED' });
     expect(await leftovers()).toEqual([]);
   });
 

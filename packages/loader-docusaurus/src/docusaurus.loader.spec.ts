@@ -318,6 +318,8 @@ describe(DocusaurusLoader.name, () => {
       return {
         loader: new DocusaurusLoader({ fetcher: fetcherFor(server), maxPages: 5 }),
         request: { url: `${origin}/` },
+        // maxPages 5 on a larger site: the pages past the limit are reported skipped.
+        skipping: { url: `${origin}/` },
         teardown: () => server.close(),
       };
     },

@@ -329,7 +329,9 @@ describe(GithubLoader.name, () => {
   describeLoaderContract('GithubLoader', {
     setup: async () => {
       const { loader } = await makeLoader();
-      return { loader, request: { url: `${server.baseUrl}/acme/docs` }, teardown: () => Promise.resolve() };
+      const request = { url: `${server.baseUrl}/acme/docs` };
+      // The repository holds a binary and a file over maxFileBytes: both are skipped.
+      return { loader, request, skipping: request, teardown: () => Promise.resolve() };
     },
     invalidRequest: { url: 'file:///etc/passwd' },
   });

@@ -12,6 +12,7 @@ describeLoaderContract(SitemapLoader.name, {
     return {
       loader: new SitemapLoader({ fetcher }),
       request: { url: `${site.origin}/small.xml` },
+      skipping: { url: `${site.origin}/sitemap.xml` },
       teardown: async () => {
         fetcher.close();
         await site.close();

@@ -46,6 +46,8 @@ export class UrlLoader implements SourceLoader {
     const document = pageDocument(res, this.extract);
     context.progress({ step: 'SCRAPING', current: 1, total: 1, message: res.url });
     yield document;
+    // Aborted while the document was being stored: the load must not end as if it finished.
+    if (context.signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
   }
 }
 

@@ -304,6 +304,8 @@ describe(WebsiteCrawlerLoader.name, () => {
       return {
         loader: new WebsiteCrawlerLoader({ fetcher: fetcherFor(server), maxPages: 5 }),
         request: { url: `${server.origin}/` },
+        // maxPages 5 on a larger site: the pages past the limit are reported skipped.
+        skipping: { url: `${server.origin}/` },
         teardown: () => server.close(),
       };
     },

@@ -155,6 +155,8 @@ export class YoutubeLoader implements SourceLoader {
       content: parts.map((p) => p.text).join('\n\n'),
       parts,
     };
+    // Aborted while the transcript was being stored: the load must not end as if it finished.
+    if (context.signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
   }
 
   /** The transcript in the preferred language, else the same base language, else the first track. */

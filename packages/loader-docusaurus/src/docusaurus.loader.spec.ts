@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LoadedDocument, LoadRequest } from '@kbqa/core';
@@ -292,11 +293,41 @@ describe(DocusaurusLoader.name, () => {
     it('fails with NOT_FOUND when no sitemap can be found', async () => {
       const bare = await startSiteServer({ pages: new Map([['/', simplePage('Home', text('home'))]]) });
       try {
-        await expect(load(bare, {})).rejects.toMatchObject({ code: 'NOT_FOUND' });
+        const error = await load(bare, {}).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'NOT_FOUND' });
+        // A missing robots.txt (404) is simply none: no problem to report.
+        expect((error as Error).message).not.toContain('could not be read');
       } finally {
         await bare.close();
       }
     });
+
+    it.each([
+      ['answers 500', (res: ServerResponse) => void res.writeHead(500).end(), 'HTTP 500'],
+      ['never answers', () => undefined, 'TIMEOUT'],
+    ])(
+      'says robots.txt could not be read when it %s, instead of treating it as absent',
+      async (_what, answer, why) => {
+        const held: ServerResponse[] = [];
+        const site = await startSiteServer({
+          pages: new Map([['/', simplePage('Home', text('home'))]]),
+          handle: (_req, res, path) => {
+            if (path !== '/robots.txt') return false;
+            held.push(res);
+            answer(res);
+            return true;
+          },
+        });
+        try {
+          const error = await load(site, {}).catch((e: unknown) => e);
+          expect(error).toMatchObject({ code: 'NOT_FOUND' });
+          expect((error as Error).message).toContain(`robots.txt, which could not be read: ${why}`);
+        } finally {
+          held.forEach((res) => res.destroy());
+          await site.close();
+        }
+      },
+    );
   });
 
   describe('validate', () => {

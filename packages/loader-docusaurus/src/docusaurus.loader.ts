@@ -123,12 +123,16 @@ export class DocusaurusLoader implements SourceLoader {
       const named = candidate === given.href;
       return { url: candidate, base: named ? '/' : new URL(candidate).pathname.replace(/[^/]*$/, '') };
     }
-    for (const candidate of await this.robotsSitemaps(given.origin, signal)) {
+    const robots = await this.robotsSitemaps(given.origin, signal);
+    for (const candidate of robots.sitemaps) {
       if (await this.isSitemap(candidate, signal)) return { url: candidate, base: '/' };
     }
+    const robotsNote = robots.problem
+      ? `robots.txt, which could not be read: ${robots.problem}`
+      : 'robots.txt';
     throw new KbqaError(
       'NOT_FOUND',
-      `no sitemap found for ${given.href} (tried ${candidates.join(', ')} and robots.txt); is it a Docusaurus site?`,
+      `no sitemap found for ${given.href} (tried ${candidates.join(', ')} and ${robotsNote}); is it a Docusaurus site?`,
     );
   }
 
@@ -153,7 +157,14 @@ export class DocusaurusLoader implements SourceLoader {
     }
   }
 
-  private async robotsSitemaps(origin: string, signal: AbortSignal): Promise<string[]> {
+  /**
+   * The sitemaps robots.txt names. Only a 4xx means there is no robots.txt; a 5xx, a timeout or
+   * a failed connection is a problem worth saying when no sitemap is found at all.
+   */
+  private async robotsSitemaps(
+    origin: string,
+    signal: AbortSignal,
+  ): Promise<{ sitemaps: string[]; problem?: string }> {
     try {
       const res = await this.site.fetcher.fetch(`${origin}/robots.txt`, {
         signal,
@@ -161,14 +172,17 @@ export class DocusaurusLoader implements SourceLoader {
         accept: 'text/plain',
         maxBytes: 512 * 1024,
       });
-      if (res.status < 200 || res.status >= 300) return [];
-      return [...res.body.toString('utf8').matchAll(/^\s*sitemap\s*:\s*(\S+)/gim)]
+      if (res.status >= 400 && res.status < 500 && res.status !== 429) return { sitemaps: [] };
+      if (res.status < 200 || res.status >= 300) return { sitemaps: [], problem: `HTTP ${res.status}` };
+      const sitemaps = [...res.body.toString('utf8').matchAll(/^\s*sitemap\s*:\s*(\S+)/gim)]
         .map((m) => normalizeUrl(m[1] ?? '', origin))
         .filter((u): u is string => u !== undefined && new URL(u).origin === origin);
-    } catch {
-      // No robots.txt means no sitemaps named there.
+      return { sitemaps };
+    } catch (error) {
       if (signal.aborted) throw abortedError();
-      return [];
+      const err = KbqaError.from(error);
+      if (err.code === 'FETCH_REFUSED') throw err;
+      return { sitemaps: [], problem: `${err.code}: ${err.message}` };
     }
   }
 

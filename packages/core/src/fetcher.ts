@@ -7,6 +7,12 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Skip the robots.txt check (robots.txt itself, sitemaps named by the operator). */
   ignoreRobots?: boolean;
+  /** Default GET. A POST follows a 301, 302 or 303 as a GET without its body, as browsers do. */
+  method?: 'GET' | 'POST';
+  /** Request body of a POST. */
+  body?: string;
+  /** Extra request headers (content-type of a body, API headers); hop-by-hop ones are ignored. */
+  headers?: Record<string, string>;
 }
 
 export interface FetchResponse {

@@ -222,6 +222,44 @@ describe(SafeFetcher.name, () => {
     });
   });
 
+  describe('POST requests', () => {
+    it('sends the body and headers, follows a 303 as a GET without the body, and never retries a POST', async () => {
+      const seen: Array<{ method: string; path: string; type?: string; body: string }> = [];
+      const server = await serve((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => (body += d.toString()));
+        req.on('end', () => {
+          seen.push({
+            method: req.method ?? '',
+            path: req.url ?? '',
+            type: req.headers['content-type'],
+            body,
+          });
+          if (req.url === '/robots.txt') return void res.writeHead(404).end();
+          if (req.url === '/api') return void res.writeHead(303, { location: '/result' }).end();
+          if (req.url === '/busy') return void res.writeHead(503).end();
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"ok":true}');
+        });
+      });
+      const fetcher = fetcherFor(server, { retries: 2 });
+      const res = await fetcher.fetch(`${server.origin}/api`, {
+        method: 'POST',
+        body: '{"videoId":"x"}',
+        headers: { 'content-type': 'application/json', host: 'evil.example', 'content-length': '1' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.url).toBe(`${server.origin}/result`);
+      const apiCalls = seen.filter((r) => r.path !== '/robots.txt');
+      expect(apiCalls).toEqual([
+        { method: 'POST', path: '/api', type: 'application/json', body: '{"videoId":"x"}' },
+        { method: 'GET', path: '/result', type: 'application/json', body: '' },
+      ]);
+      expect((await fetcher.fetch(`${server.origin}/busy`, { method: 'POST', body: 'x' })).status).toBe(503);
+      expect(seen.filter((r) => r.path === '/busy')).toHaveLength(1);
+    });
+  });
+
   describe('body size', () => {
     const MB = 1024 * 1024;
 

@@ -71,6 +71,9 @@ interface ExchangeResult {
 interface RequestOptions {
   signal?: AbortSignal;
   accept: string;
+  method: 'GET' | 'POST';
+  body?: string;
+  headers?: Record<string, string>;
   maxBytes: number;
   ignoreRobots: boolean;
   /** Keep the first `maxBytes` instead of failing (robots.txt, per RFC 9309 2.5). */
@@ -135,6 +138,9 @@ export class SafeFetcher implements WebFetcher {
       maxBytes: options.maxBytes ?? this.maxBytes,
       ignoreRobots: options.ignoreRobots ?? false,
       truncate: false,
+      method: options.method ?? 'GET',
+      body: options.body,
+      headers: options.headers,
     });
   }
 
@@ -200,6 +206,9 @@ export class SafeFetcher implements WebFetcher {
         seen.add(key);
         redirects.push(next.href);
         current = next;
+        if (options.method === 'POST' && result.status !== 307 && result.status !== 308) {
+          options = { ...options, method: 'GET', body: undefined };
+        }
         continue;
       }
 
@@ -239,7 +248,12 @@ export class SafeFetcher implements WebFetcher {
       } finally {
         release();
       }
-      if ((result.status === 429 || result.status >= 500) && attempt < this.retries) {
+      // A POST the server answered may have taken effect: it is not sent again.
+      if (
+        (result.status === 429 || result.status >= 500) &&
+        attempt < this.retries &&
+        options.method === 'GET'
+      ) {
         const wait = retryAfterMs(result.headers['retry-after']) ?? this.backoffMs(attempt);
         await sleep(Math.min(wait, this.maxRetryDelayMs), options.signal);
         continue;
@@ -299,13 +313,17 @@ export class SafeFetcher implements WebFetcher {
         hostname: host,
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
+        method: options.method,
         agent: isHttps ? this.httpsAgent : this.httpAgent,
         lookup: pinnedLookup as unknown as http.RequestOptions['lookup'],
         headers: {
+          ...safeHeaders(options.headers),
           'user-agent': this.userAgent,
           accept: options.accept,
           'accept-encoding': 'gzip, deflate, br',
+          ...(options.body !== undefined
+            ? { 'content-length': String(Buffer.byteLength(options.body)) }
+            : {}),
         },
       };
       const req = isHttps ? https.request(requestOptions) : http.request(requestOptions);
@@ -385,7 +403,7 @@ export class SafeFetcher implements WebFetcher {
         return;
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.end();
+      req.end(options.body);
     });
   }
 
@@ -420,6 +438,7 @@ export class SafeFetcher implements WebFetcher {
         maxBytes: ROBOTS_MAX_BYTES,
         ignoreRobots: true,
         truncate: true,
+        method: 'GET',
       });
       if (res.status >= 200 && res.status < 300) {
         return {
@@ -445,6 +464,24 @@ export class SafeFetcher implements WebFetcher {
   private clampDelay(seconds: number | undefined): number {
     return seconds === undefined ? 0 : Math.min(seconds * 1000, this.maxCrawlDelayMs);
   }
+}
+
+/** Headers a caller may set: never ones that would change how the connection or body is framed. */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'accept-encoding',
+  'user-agent',
+]);
+
+function safeHeaders(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!RESERVED_HEADERS.has(name.toLowerCase())) out[name.toLowerCase()] = value;
+  }
+  return out;
 }
 
 function parseUrl(url: string): URL {

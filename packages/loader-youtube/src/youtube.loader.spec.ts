@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { KbqaError } from '@kbqa/core';
 import { collect, describeLoaderContract } from '@kbqa/core/testing';
 import { startFakeYoutube, type FakeVideo, type FakeYoutube } from '../test/fake-youtube';
+import { SafeFetcher } from '@kbqa/fetcher';
+import { fetcherFetch } from './fetcher-fetch';
 import { redirectingFetch } from './redirecting-fetch';
 import { YoutubeLoader, type YoutubeLoaderOptions } from './youtube.loader';
 
@@ -118,6 +120,24 @@ describe(YoutubeLoader.name, () => {
     await expect(collect(loader(), { url: 'https://youtu.be/missing0001' })).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
+  });
+
+  it('loads through the safe fetcher, under its address policy', async () => {
+    const strict = new SafeFetcher({ retries: 0 });
+    const allowing = new SafeFetcher({ retries: 0, allowPrivateHosts: [new URL(site.origin).host] });
+    try {
+      const refused = loader({ fetch: redirectingFetch(site.origin, fetcherFetch(strict)) });
+      await expect(collect(refused, { url: 'dQw4w9WgXcQ' })).rejects.toMatchObject({
+        message: expect.stringContaining('loopback address'),
+      });
+      const allowed = loader({ fetch: redirectingFetch(site.origin, fetcherFetch(allowing)) });
+      const { documents } = await collect(allowed, { url: 'dQw4w9WgXcQ' });
+      expect(documents).toHaveLength(1);
+      expect(documents[0]?.parts?.length).toBeGreaterThan(0);
+    } finally {
+      strict.close();
+      allowing.close();
+    }
   });
 
   it('sends every request to the injected fetch', async () => {

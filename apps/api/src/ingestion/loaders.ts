@@ -5,7 +5,7 @@ import { GithubLoader } from '@kbqa/loader-github';
 import { SitemapLoader } from '@kbqa/loader-sitemap';
 import { UrlLoader } from '@kbqa/loader-url';
 import { WebsiteCrawlerLoader } from '@kbqa/loader-website-crawler';
-import { redirectingFetch, YoutubeLoader } from '@kbqa/loader-youtube';
+import { fetcherFetch, redirectingFetch, YoutubeLoader } from '@kbqa/loader-youtube';
 import type { AppConfig } from '../config/config';
 import { LoaderRegistry } from './loader-registry';
 
@@ -29,9 +29,11 @@ export function createLoaderRegistry(config: AppConfig): LoaderRegistry {
     allowPrivateHosts: config.web.allowPrivateHosts,
     allowlistSetting: ALLOWLIST_SETTING,
   });
+  // YouTube requests go through the safe fetcher too (address policy, timeouts, size caps).
+  const throughFetcher = fetcherFetch(fetcher);
   const youtubeFetch: typeof fetch = config.web.youtubeOrigin
-    ? redirectingFetch(config.web.youtubeOrigin, fetch)
-    : fetch;
+    ? redirectingFetch(config.web.youtubeOrigin, throughFetcher)
+    : throughFetcher;
   const loaders: SourceLoader[] = [
     new WebsiteCrawlerLoader({ fetcher }),
     new DocusaurusLoader({ fetcher }),

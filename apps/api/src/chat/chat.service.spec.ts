@@ -1,0 +1,96 @@
+import 'reflect-metadata';
+import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } from '@kbqa/core';
+import type { ConversationsService } from '../conversations/conversations.service';
+import type { ProjectsService } from '../projects/projects.service';
+import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
+import type { ChatDto } from './chat.dto';
+import { ChatService } from './chat.service';
+
+const hit = {
+  chunkId: 4,
+  source: 's',
+  link: 'https://docs.example.com/s',
+  title: 'S',
+  content: 'c',
+  score: 0.7,
+};
+
+function setup(options: { hits?: SearchHit[] } = {}) {
+  const calls: string[] = [];
+  const retrieved: RetrieveRequest[] = [];
+  const generated: AnswerRequest[] = [];
+  const retrieval = {
+    retrieve: (r: RetrieveRequest) => {
+      retrieved.push(r);
+      return Promise.resolve(options.hits ?? [hit as unknown as SearchHit]);
+    },
+  } as unknown as RetrievalService;
+  const conversations = {
+    create: () => (calls.push('create'), Promise.resolve(10)),
+    open: (_p: number, id: number) => (calls.push(`open ${id}`), Promise.resolve(id)),
+    addHuman: (_p: number, _c: number, text: string) => (calls.push(`human ${text}`), Promise.resolve(20)),
+    addAi: (...args: unknown[]) => (calls.push(`ai ${JSON.stringify(args.slice(3))}`), Promise.resolve(21)),
+  } as unknown as ConversationsService;
+  const projects = {
+    getProject: () => Promise.resolve({ systemPrompt: 'Be brief.' }),
+  } as unknown as ProjectsService;
+  const generator: AnswerGenerator = {
+    id: 'fake',
+    async *generate(request: AnswerRequest) {
+      generated.push(request);
+      await Promise.resolve();
+      yield 'answer';
+    },
+    condenseQuestion: (question, history) =>
+      Promise.resolve(`${history.map((h) => h.prompt).join(' / ')} -> ${question}`),
+    summarize: (text) => Promise.resolve(text),
+  };
+  const service = new ChatService(retrieval, conversations, projects, generator);
+  return { service, calls, retrieved, generated };
+}
+
+const signal = new AbortController().signal;
+
+describe(ChatService.name, () => {
+  it('opens a new conversation, retrieves for the question and stores it before answering', async () => {
+    const { service, calls, retrieved, generated } = setup();
+    const turn = await service.start(1, { question: 'What is a hook?' }, signal);
+    expect(turn).toMatchObject({ projectId: 1, conversationId: 10, humanMessageId: 20 });
+    expect(calls).toEqual(['create', 'human What is a hook?']);
+    expect(retrieved[0]).toMatchObject({ projectId: 1, question: 'What is a hook?', threshold: 0 });
+    for await (const piece of turn.pieces) expect(piece).toBe('answer');
+    expect(generated[0]).toMatchObject({
+      question: 'What is a hook?',
+      systemPrompt: 'Be brief.',
+      sources: [{ n: 1, link: 'https://docs.example.com/s', content: 'c' }],
+    });
+  });
+
+  it('searches with the question made standalone from the history, but stores what was asked', async () => {
+    const { service, calls, retrieved } = setup();
+    const dto = {
+      question: 'and for one origin?',
+      conversation_id: '7',
+      history: [{ prompt: 'How do I enable CORS?', response: 'Register the plugin.' }],
+    } as unknown as ChatDto;
+    await service.start(1, dto, signal);
+    expect(retrieved[0]?.question).toBe('How do I enable CORS? -> and for one origin?');
+    expect(calls).toEqual(['open 7', 'human and for one origin?']);
+  });
+
+  it('refuses a bad where filter before opening a conversation or storing anything', async () => {
+    const { service, calls } = setup();
+    const dto = { question: 'q', where: { lang: { $regex: 'x' } } } as unknown as ChatDto;
+    await expect(service.start(1, dto, signal)).rejects.toBeInstanceOf(KbqaError);
+    expect(calls).toEqual([]);
+  });
+
+  it('stores the answer with its sources, marked incomplete when the client went away', async () => {
+    const { service, calls } = setup();
+    const turn = await service.start(1, { question: 'q' }, signal);
+    expect(await service.finish(turn, 'partial', false)).toBe(21);
+    expect(calls.at(-1)).toBe(
+      `ai ${JSON.stringify(['partial', [{ chunk_id: 4, source: 's', link: 'https://docs.example.com/s', score: 0.7 }], false])}`,
+    );
+  });
+});

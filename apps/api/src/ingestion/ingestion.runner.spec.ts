@@ -1,0 +1,181 @@
+import 'reflect-metadata';
+import { MarkdownChunker } from '@kbqa/chunker';
+import {
+  KbqaError,
+  type LoadContext,
+  type LoadedDocument,
+  type LoadRequest,
+  type SourceLoader,
+} from '@kbqa/core';
+import {
+  IngestionTaskEntity,
+  nowTimestamp,
+  openDataSource,
+  rawDatabase,
+  SqliteChunkIndex,
+  type TaskKind,
+} from '@kbqa/store-sqlite';
+import type { DataSource } from 'typeorm';
+import { loadConfig } from '../config/config';
+import type { EmbeddingService } from '../retrieval/embedding.service';
+import { LoaderRegistry } from './loader-registry';
+import { IngestionRunner, type TaskStats } from './ingestion.runner';
+
+/** A url-type loader whose documents, skips and failure the test picks. */
+function fakeLoader(behaviour: (context: LoadContext) => AsyncIterable<LoadedDocument>): SourceLoader {
+  return {
+    type: 'url',
+    validate: () => undefined,
+    load: (_r: LoadRequest, context: LoadContext) => behaviour(context),
+  };
+}
+
+const page = (n: number): LoadedDocument => ({
+  source: `https://docs.example.com/${n}`,
+  link: `https://docs.example.com/${n}`,
+  content: `# Page ${n}\n\nPage ${n} explains hooks.`,
+});
+
+describe(IngestionRunner.name, () => {
+  let ds: DataSource;
+  const embedded: number[][] = [];
+
+  beforeEach(async () => {
+    ds = await openDataSource({ file: ':memory:' });
+    rawDatabase(ds).prepare("INSERT INTO projects (name, created_at) VALUES ('p', 'now')").run();
+    embedded.length = 0;
+  });
+  afterEach(() => ds.destroy());
+
+  function runner(loader: SourceLoader, env: Record<string, string> = {}) {
+    const embedding = {
+      embedChunks: (ids: number[]) => {
+        embedded.push(ids);
+        return Promise.resolve();
+      },
+    } as unknown as EmbeddingService;
+    return new IngestionRunner(
+      ds,
+      new SqliteChunkIndex(rawDatabase(ds)),
+      new MarkdownChunker({ targetSize: 1000, maxSize: 2000, overlap: 100 }),
+      null,
+      new LoaderRegistry([loader], ['url']),
+      embedding,
+      loadConfig(env, '/tmp'),
+    );
+  }
+
+  async function task(kind: TaskKind, payload: unknown): Promise<number> {
+    const now = nowTimestamp();
+    const id = Math.floor(Math.random() * 1e9) + 1;
+    await ds.getRepository(IngestionTaskEntity).insert({
+      id,
+      projectId: 1,
+      kind,
+      status: 'pending',
+      current: 0,
+      total: 0,
+      currentStep: 'PENDING',
+      payload: JSON.stringify(payload),
+      success: null,
+      errorCode: null,
+      error: null,
+      stats: null,
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    });
+    return id;
+  }
+  const row = (id: number) => ds.getRepository(IngestionTaskEntity).findOneByOrFail({ id });
+  const never = fakeLoader(async function* () {});
+
+  it('indexes raw documents, embeds their chunks and ends the task completed with its counts', async () => {
+    const id = await task('documents', {
+      documents: [
+        { source: 'a', content: '# A\n\nalpha' },
+        { source: 'b', content: '# B\n\nbeta' },
+      ],
+    });
+    await runner(never).run(id, new AbortController().signal);
+    const done = await row(id);
+    expect(done).toMatchObject({
+      status: 'completed',
+      success: true,
+      indexedCount: 2,
+      skippedCount: 0,
+      payload: '{}',
+    });
+    expect((JSON.parse(done.stats!) as TaskStats).indexed).toEqual(['a', 'b']);
+    expect(embedded.flat()).toHaveLength(2);
+  });
+
+  it('keeps what a loader yielded and what it skipped, with the reason', async () => {
+    const loader = fakeLoader(async function* (context) {
+      await Promise.resolve();
+      yield page(1);
+      context.skipped?.({ url: 'https://docs.example.com/x.pdf', reason: 'not an HTML page' });
+      yield page(2);
+    });
+    const id = await task('url', { url: 'https://docs.example.com/' });
+    await runner(loader).run(id, new AbortController().signal);
+    const done = await row(id);
+    expect(done).toMatchObject({ success: true, indexedCount: 2, skippedCount: 1 });
+    expect((JSON.parse(done.stats!) as TaskStats).skipped).toEqual([
+      { url: 'https://docs.example.com/x.pdf', reason: 'not an HTML page' },
+    ]);
+  });
+
+  it("ends a failed load completed, unsuccessful, with the loader's code and reason", async () => {
+    const loader = fakeLoader(async function* () {
+      await Promise.resolve();
+      throw new KbqaError('FETCH_FAILED', 'could not fetch https://docs.example.com/: HTTP 503');
+      yield page(0);
+    });
+    const id = await task('url', { url: 'https://docs.example.com/' });
+    await runner(loader).run(id, new AbortController().signal);
+    expect(await row(id)).toMatchObject({
+      status: 'completed',
+      success: false,
+      errorCode: 'FETCH_FAILED',
+      error: 'could not fetch https://docs.example.com/: HTTP 503',
+    });
+  });
+
+  it('leaves a task pending for the next start when the process shuts down during it', async () => {
+    const shutdown = new AbortController();
+    const loader = fakeLoader(async function* (context) {
+      await Promise.resolve();
+      yield page(1);
+      shutdown.abort();
+      if (context.signal.aborted) throw new KbqaError('ABORTED', 'cancelled');
+      yield page(2);
+    });
+    const id = await task('url', { url: 'https://docs.example.com/' });
+    await runner(loader).run(id, shutdown.signal);
+    expect(await row(id)).toMatchObject({ status: 'pending', currentStep: 'PENDING', success: null });
+  });
+
+  it('stops a task that runs past its time limit with TIMEOUT', async () => {
+    const loader = fakeLoader(async function* (context) {
+      await new Promise((_resolve, reject) =>
+        context.signal.addEventListener('abort', () => reject(new KbqaError('ABORTED', 'cancelled'))),
+      );
+      yield page(1);
+    });
+    const id = await task('url', { url: 'https://docs.example.com/' });
+    await runner(loader, { KBQA_TASK_TIMEOUT_MS: '100' }).run(id, new AbortController().signal);
+    expect(await row(id)).toMatchObject({ status: 'completed', success: false, errorCode: 'TIMEOUT' });
+  });
+
+  it('does nothing for a task that already completed or does not exist', async () => {
+    const id = await task('documents', { documents: [{ source: 'a', content: 'alpha' }] });
+    const r = runner(never);
+    await r.run(id, new AbortController().signal);
+    const first = await row(id);
+    await r.run(id, new AbortController().signal);
+    expect(await row(id)).toEqual(first);
+    await expect(r.run(123456789012, new AbortController().signal)).resolves.toBeUndefined();
+  });
+});

@@ -33,8 +33,8 @@ module.exports = function reportSkips() {
   const skipped = [];
   if (!process.env.REDIS_URL) {
     skipped.push(
-      'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, and the Redis cases of fairness and ' +
-        'rate-limits) are SKIPPED. Run with REDIS_URL=redis://127.0.0.1:6379 to include them.',
+      'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, worker-crash, and the Redis cases of fairness ' +
+        'and rate-limits) are SKIPPED. Run with REDIS_URL=redis://127.0.0.1:6379 to include them.',
     );
   }
   if (!has('redis-server')) {

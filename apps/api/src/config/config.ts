@@ -35,6 +35,12 @@ export interface AppConfig {
   trustProxy: boolean;
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
   queueConcurrency: number;
+  /**
+   * BullMQ: how long a worker's hold on a running task lasts without renewal, and how often
+   * workers look for tasks whose holder died (a SIGKILLed worker's task runs again after about
+   * this long, up to twice it).
+   */
+  queueStallMs: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
   embedding: { model: string; modelsDir: string; offline: boolean; remoteHost: string | undefined };
   llm:
@@ -122,6 +128,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
+    queueStallMs: int(env, 'KBQA_QUEUE_STALL_MS', 30_000, 1_000, 3_600_000),
     rateLimits: {
       chatServerPerMin: int(env, 'KBQA_RATE_CHAT_PER_MIN', 600, 0, 1_000_000),
       chatAnonPerMin: int(env, 'KBQA_RATE_ANON_CHAT_PER_MIN', 60, 0, 1_000_000),

@@ -29,10 +29,10 @@ export interface BullmqQueueOptions {
   concurrency: number;
   /** Queue name; tests use their own so parallel runs don't share jobs. */
   queueName?: string;
+  /** Lock duration and stall-check interval of the workers (see KBQA_QUEUE_STALL_MS). Default 30 s. */
+  stallMs?: number;
 }
 
-/** How long a project's turn lasts without renewal (a killed worker frees it after this). */
-const PROJECT_LOCK_MS = 60_000;
 /**
  * How long a request waits for Redis to take a job. The task row is already committed, so on a
  * dead queue the request still answers with its task id and the task is queued by the
@@ -75,6 +75,8 @@ export class BullmqQueue implements IngestionQueue {
   private worker: Worker | undefined;
   private readonly controller = new AbortController();
   private readonly lockPrefix: string;
+  /** How long a project's turn lasts without renewal: a killed worker frees it as its job stalls. */
+  private readonly turnMs: number;
   /** Set while enqueues fail, so an outage is logged once, not once per task. */
   private unavailableSince: number | undefined;
 
@@ -86,11 +88,13 @@ export class BullmqQueue implements IngestionQueue {
     const name = options.queueName ?? QUEUE_NAME;
     this.queue = new Queue(name, { connection });
     this.lockPrefix = `kbqa:${name}:project-turn:`;
+    this.turnMs = options.stallMs ?? 30_000;
     if (options.runWorkers) {
       this.worker = new Worker(name, (job, token) => this.process(job as Job<JobData>, token), {
         connection,
         concurrency: options.concurrency,
-        lockDuration: 60_000,
+        lockDuration: options.stallMs ?? 30_000,
+        stalledInterval: options.stallMs ?? 30_000,
         settings: {
           backoffStrategy: (attemptsMade: number) => Math.min(5_000 * 2 ** (attemptsMade - 1), 300_000),
         },
@@ -147,14 +151,14 @@ export class BullmqQueue implements IngestionQueue {
     const redis = (await this.queue.client) as unknown as TurnCommands;
     const key = this.lockPrefix + String(projectId);
     const owner = `${taskId}`;
-    const taken = await redis.set(key, owner, 'PX', PROJECT_LOCK_MS, 'NX');
+    const taken = await redis.set(key, owner, 'PX', this.turnMs, 'NX');
     if (taken !== 'OK') {
       await job.moveToDelayed(Date.now() + BUSY_PROJECT_DELAY_MS, token);
       throw new DelayedError();
     }
     const renew = setInterval(() => {
-      redis.eval(EXTEND_LOCK, 1, key, owner, PROJECT_LOCK_MS).catch(() => undefined);
-    }, PROJECT_LOCK_MS / 3);
+      redis.eval(EXTEND_LOCK, 1, key, owner, this.turnMs).catch(() => undefined);
+    }, this.turnMs / 3);
     try {
       await this.runner.run(taskId, this.controller.signal);
     } finally {

@@ -115,6 +115,7 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
               runWorkers: config.runWorkers,
               concurrency: config.queueConcurrency,
               queueName: config.queueName,
+              stallMs: config.queueStallMs,
             })
           : new InProcessQueue(runner, config.queueConcurrency),
     },

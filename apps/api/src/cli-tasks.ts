@@ -46,7 +46,7 @@ export async function showTask(
     `task ${task.id} (${task.kind}, project ${task.projectId}) ${outcome}`,
     `${stats.sources ?? 0} indexed, ${skippedCount} skipped, ${stats.chunks ?? 0} chunks`,
     ...indexed.map((url) => `indexed\t${url}`),
-    ...skipped.map((s) => `skipped\t${s.url}\t${s.reason}`),
+    ...skipped.map((s) => `skipped\t${s.url}\t${s.code ?? '-'}\t${s.reason}`),
   ];
   const unlisted = (stats.sources ?? 0) - indexed.length + (skippedCount - skipped.length);
   if (unlisted > 0) lines.push(`(${unlisted} more not listed)`);

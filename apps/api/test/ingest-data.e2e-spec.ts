@@ -72,6 +72,7 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
     expect([...report.indexed].sort()).toEqual([...urls].sort());
     expect(report.skipped).toContainEqual({
       url: `${plain.origin}/docs/guides/testing`,
+      code: 'FILTERED',
       reason: expect.stringMatching(/exclud|include/i),
     });
     expect(report.skipped_count).toBe((done.result as { skipped: number }).skipped);

@@ -1,3 +1,4 @@
+import type { KbqaError } from './errors';
 import type { LoadedDocument } from './documents';
 
 /** Every source type `ingestData` accepts. */
@@ -23,9 +24,41 @@ export interface LoadProgress {
 }
 
 /** Something a loader passed over and why; surfaced in task results and logs. */
+/** Why an item was passed over: one word a report can count and filter by. */
+export type SkipCode =
+  /** disallowed by robots.txt */
+  | 'ROBOTS'
+  /** a file that is not a page or document (PDF, image, binary) */
+  | 'NOT_HTML'
+  /** on another host or origin, or outside the site's base path */
+  | 'OFF_SITE'
+  /** left out by includePaths/excludePaths, or not documentation (vendored folders, non-docs pages) */
+  | 'FILTERED'
+  /** past a page, depth, file, URL or byte limit */
+  | 'LIMIT'
+  /** the same page or text as one already indexed */
+  | 'DUPLICATE'
+  /** nothing to index (empty, or needs JavaScript) */
+  | 'NO_CONTENT'
+  | 'TOO_LARGE'
+  | 'INVALID_URL'
+  /** fetching or reading it failed; the reason says how */
+  | 'FAILED';
+
 export interface SkippedItem {
   url: string;
+  code: SkipCode;
+  /** What happened, for people (without the code glued in). */
   reason: string;
+}
+
+/** The skip code of an error that made a loader pass an item over. */
+export function skipCodeOf(error: KbqaError): SkipCode {
+  if (error.code === 'FETCH_REFUSED') return /robots\.txt/i.test(error.message) ? 'ROBOTS' : 'FAILED';
+  if (error.code === 'TOO_LARGE' || error.code === 'PAYLOAD_TOO_LARGE') return 'TOO_LARGE';
+  if (error.code === 'NO_CONTENT') return 'NO_CONTENT';
+  if (error.code === 'UNSUPPORTED') return 'NOT_HTML';
+  return 'FAILED';
 }
 
 export interface LoadContext {

@@ -10,6 +10,7 @@ export {
   JS_ONLY_MESSAGE,
   pageDocument,
   pageFailure,
+  pageProblem,
   type ExtractFn,
   type PageContent,
 } from './page-document';

@@ -1,5 +1,5 @@
 // What the page loaders (url, sitemap) share: fetch response to LoadedDocument.
-import { KbqaError, type FetchResponse, type LoadedDocument } from '@kbqa/core';
+import { KbqaError, type FetchResponse, type LoadedDocument, type SkipCode } from '@kbqa/core';
 import { extractContent } from './extract';
 import { sitePageKey, usableCanonical } from './site-pages';
 
@@ -33,9 +33,14 @@ export function isHtml(res: FetchResponse): boolean {
 
 /** Why a response is not a page to extract (status or type), or undefined when it is one. */
 export function pageFailure(res: FetchResponse): string | undefined {
-  if (res.status < 200 || res.status >= 300) return `HTTP ${res.status}`;
+  return pageProblem(res)?.reason;
+}
+
+/** {@link pageFailure} with its skip code. */
+export function pageProblem(res: FetchResponse): { code: SkipCode; reason: string } | undefined {
+  if (res.status < 200 || res.status >= 300) return { code: 'FAILED', reason: `HTTP ${res.status}` };
   if (isHtml(res)) return undefined;
-  return `not an HTML page (${res.contentType || 'no content type'})`;
+  return { code: 'NOT_HTML', reason: `not an HTML page (${res.contentType || 'no content type'})` };
 }
 
 /** Decodes an HTML body with the charset of its Content-Type or `<meta>`, UTF-8 otherwise. */

@@ -130,9 +130,11 @@ describe(SitePageIndex.name, () => {
     });
     expect(pages.accept(page('# Intro, printable', `${origin}/intro`), `${origin}/intro`, origin)).toEqual({
       skipped: `duplicate of ${origin}/intro`,
+      code: 'DUPLICATE',
     });
     expect(pages.accept(page('# Other'), `${origin}/intro-print`, origin)).toEqual({
       skipped: `duplicate of ${origin}/intro-print`,
+      code: 'DUPLICATE',
     });
   });
 
@@ -157,10 +159,14 @@ describe(SitePageIndex.name, () => {
 
   it('passes over empty pages and pages with the text of an indexed one', () => {
     const pages = new SitePageIndex();
-    expect(pages.accept(page('  '), `${origin}/empty`, origin)).toEqual({ skipped: 'no extractable text' });
+    expect(pages.accept(page('  '), `${origin}/empty`, origin)).toEqual({
+      skipped: 'no extractable text',
+      code: 'NO_CONTENT',
+    });
     pages.accept(page('# Same'), `${origin}/one`, origin);
     expect(pages.accept(page('# Same'), `${origin}/two`, origin)).toEqual({
       skipped: `same content as ${origin}/one`,
+      code: 'DUPLICATE',
     });
   });
 });

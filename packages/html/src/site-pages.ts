@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { KbqaError, type FetchResponse, type LoadedDocument, type WebFetcher } from '@kbqa/core';
+import {
+  KbqaError,
+  type FetchResponse,
+  type LoadedDocument,
+  type SkipCode,
+  type WebFetcher,
+} from '@kbqa/core';
 import { extractContent, type ExtractedPage, type ExtractOptions } from './extract';
 import { HTML_ACCEPT } from './page-document';
 import { normalizeUrl } from './url-rules';
@@ -64,7 +70,7 @@ export function sitePageKey(canonical: string | undefined, pageUrl: string, orig
 }
 
 /** A page a site load indexes, or the reason it does not. */
-export type SitePageOutcome = { document: LoadedDocument } | { skipped: string };
+export type SitePageOutcome = { document: LoadedDocument } | { skipped: string; code: SkipCode };
 
 /**
  * The pages one site load has indexed, and the rule every site loader indexes a page by: a page
@@ -81,11 +87,12 @@ export class SitePageIndex {
   accept(page: ExtractedPage, pageUrl: string, origin: string): SitePageOutcome {
     const canonical = usableCanonical(page.canonicalUrl, pageUrl);
     const key = sitePageKey(canonical, pageUrl, origin);
-    if (this.indexed.has(key) || this.indexed.has(pageUrl)) return { skipped: `duplicate of ${key}` };
+    if (this.indexed.has(key) || this.indexed.has(pageUrl))
+      return { skipped: `duplicate of ${key}`, code: 'DUPLICATE' };
     const empty = emptyPageReason(page);
-    if (empty) return { skipped: empty };
+    if (empty) return { skipped: empty, code: 'NO_CONTENT' };
     const same = this.contents.claim(page.markdown, pageUrl);
-    if (same) return { skipped: `same content as ${same}` };
+    if (same) return { skipped: `same content as ${same}`, code: 'DUPLICATE' };
     this.indexed.add(key);
     this.indexed.add(pageUrl);
     return {

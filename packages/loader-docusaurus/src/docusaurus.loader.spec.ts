@@ -266,17 +266,19 @@ describe(DocusaurusLoader.name, () => {
         '/docs/rooted-b',
       ]);
       expect(result.documents.find((d) => d.title === 'Final')?.source).toBe(`${o}/docs/final`);
-      const reasons = Object.fromEntries(result.skipped.map((s) => [s.url.slice(o.length), s.reason]));
+      const reasons = Object.fromEntries(
+        result.skipped.map((s) => [s.url.slice(o.length), `${s.code} ${s.reason}`]),
+      );
       expect(reasons).toMatchObject({
-        '/docs/intro-print': `duplicate of ${o}/docs/intro`,
-        '/docs/loop': expect.stringMatching(/^FETCH_FAILED: .*redirect loop/),
-        '/docs/private/secret': expect.stringMatching(/^FETCH_REFUSED: disallowed by robots\.txt/),
-        '/docs/huge': expect.stringMatching(/^TOO_LARGE/),
-        '/docs/slow': expect.stringMatching(/^TIMEOUT/),
-        '/docs/app': 'no extractable text; the page needs JavaScript',
-        '/docs/manual.pdf': 'not an HTML page (.pdf link, not fetched)',
-        '/docs/data': 'not an HTML page (application/json)',
-        '/docs/gone': 'HTTP 404',
+        '/docs/intro-print': `DUPLICATE duplicate of ${o}/docs/intro`,
+        '/docs/loop': expect.stringMatching(/^FAILED redirect loop/),
+        '/docs/private/secret': expect.stringMatching(/^ROBOTS disallowed by robots\.txt/),
+        '/docs/huge': expect.stringMatching(/^TOO_LARGE body of .* is larger than/),
+        '/docs/slow': expect.stringMatching(/^FAILED request to .* timed out/),
+        '/docs/app': 'NO_CONTENT no extractable text; the page needs JavaScript',
+        '/docs/manual.pdf': 'NOT_HTML not an HTML page (.pdf link, not fetched)',
+        '/docs/data': 'NOT_HTML not an HTML page (application/json)',
+        '/docs/gone': 'FAILED HTTP 404',
       });
       expect(reasonOf(result, 'http://other.test/maps/x.xml')).toEqual(
         expect.stringContaining('nested sitemap on another host'),

@@ -1,5 +1,6 @@
 import {
   KbqaError,
+  skipCodeOf,
   type FetchResponse,
   type LoadContext,
   type LoadedDocument,
@@ -12,7 +13,7 @@ import {
   fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
-  pageFailure,
+  pageProblem,
   pathMatcher,
   SitePageIndex,
   siteLoaderSettings,
@@ -214,40 +215,40 @@ export class DocusaurusLoader implements SourceLoader {
     for await (const loc of readSitemap(sitemapUrl, this.site.fetcher, limits, signal)) {
       const url = normalizeUrl(loc);
       if (!url) {
-        skip({ url: loc, reason: 'not an absolute http(s) URL' });
+        skip({ url: loc, code: 'INVALID_URL', reason: 'not an absolute http(s) URL' });
         continue;
       }
       if (seen.has(url)) continue;
       seen.add(url);
       const { pathname } = new URL(url);
       if (new URL(url).origin !== origin) {
-        skip({ url, reason: `listed in the sitemap but not on ${origin}` });
+        skip({ url, code: 'OFF_SITE', reason: `listed in the sitemap but not on ${origin}` });
         continue;
       }
       if (!`${pathname}/`.startsWith(base)) {
-        skip({ url, reason: `outside the site at ${base}` });
+        skip({ url, code: 'OFF_SITE', reason: `outside the site at ${base}` });
         continue;
       }
       const segment = excludedSegment(pathname.slice(base.length));
       if (segment) {
-        skip({ url, reason: `not a docs page (${segment})` });
+        skip({ url, code: 'FILTERED', reason: `not a docs page (${segment})` });
         continue;
       }
       if (include && !include(pathname)) {
-        skip({ url, reason: 'not matched by includePaths' });
+        skip({ url, code: 'FILTERED', reason: 'not matched by includePaths' });
         continue;
       }
       if (exclude?.(pathname)) {
-        skip({ url, reason: 'matched by excludePaths' });
+        skip({ url, code: 'FILTERED', reason: 'matched by excludePaths' });
         continue;
       }
       const ext = nonHtmlExtension(pathname);
       if (ext) {
-        skip({ url, reason: `not an HTML page (.${ext} link, not fetched)` });
+        skip({ url, code: 'NOT_HTML', reason: `not an HTML page (.${ext} link, not fetched)` });
         continue;
       }
       if (pages.length >= this.site.maxPages) {
-        skip({ url, reason: `page limit of ${this.site.maxPages} reached` });
+        skip({ url, code: 'LIMIT', reason: `page limit of ${this.site.maxPages} reached` });
         continue;
       }
       pages.push(url);
@@ -267,30 +268,30 @@ export class DocusaurusLoader implements SourceLoader {
     } catch (error) {
       if (signal.aborted) throw abortedError();
       const err = KbqaError.from(error);
-      skip({ url, reason: `${err.code}: ${err.message}` });
+      skip({ url, code: skipCodeOf(err), reason: err.message });
       return undefined;
     }
     const finalUrl = normalizeUrl(res.url) ?? url;
     const origin = new URL(url).origin;
     if (new URL(finalUrl).origin !== origin) {
-      skip({ url, reason: `redirected to another origin: ${finalUrl}` });
+      skip({ url, code: 'OFF_SITE', reason: `redirected to another origin: ${finalUrl}` });
       return undefined;
     }
-    const failure = pageFailure(res);
+    const failure = pageProblem(res);
     if (failure) {
-      skip({ url, reason: failure });
+      skip({ url, ...failure });
       return undefined;
     }
     let page: ExtractedPage;
     try {
       page = this.site.extract(decodeHtml(res), finalUrl);
     } catch (error) {
-      skip({ url, reason: `extraction failed: ${KbqaError.from(error).message}` });
+      skip({ url, code: 'FAILED', reason: `extraction failed: ${KbqaError.from(error).message}` });
       return undefined;
     }
     const outcome = pages.accept(page, finalUrl, origin);
     if ('skipped' in outcome) {
-      skip({ url, reason: outcome.skipped });
+      skip({ url, code: outcome.code, reason: outcome.skipped });
       return undefined;
     }
     return outcome.document;

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SkipCode } from '@kbqa/core';
 import type { Markup } from './markup';
 
 /** Folders that hold dependencies, build output or tool state rather than written documentation. */
@@ -55,7 +56,7 @@ export interface DocFile {
 export async function listDocFiles(
   dir: string,
   relative: string,
-  onSkipped: (path: string, reason: string) => void,
+  onSkipped: (path: string, code: SkipCode, reason: string) => void,
 ): Promise<DocFile[]> {
   const files: DocFile[] = [];
   const entries = await readdir(dir, { withFileTypes: true });
@@ -71,7 +72,7 @@ export async function listDocFiles(
     }
     const markup = markupOf(entry.name);
     if (!markup) continue;
-    if (entry.isSymbolicLink()) onSkipped(path, 'symbolic link');
+    if (entry.isSymbolicLink()) onSkipped(path, 'FILTERED', 'symbolic link');
     else if (entry.isFile()) files.push({ path, absolute, markup });
   }
   return files;

@@ -126,8 +126,12 @@ describe(GithubLoader.name, () => {
     });
     expect(skipped).toEqual(
       expect.arrayContaining([
-        { url: `${blob}/docs/logo.md`, reason: 'binary file' },
-        { url: `${blob}/docs/huge.md`, reason: expect.stringMatching(/^larger than 2000 bytes/) },
+        { url: `${blob}/docs/logo.md`, code: 'NOT_HTML', reason: 'binary file' },
+        {
+          url: `${blob}/docs/huge.md`,
+          code: 'TOO_LARGE',
+          reason: expect.stringMatching(/^larger than 2000 bytes/),
+        },
       ]),
     );
     expect(await leftovers()).toEqual([]);

@@ -6,6 +6,7 @@ import { basename, join } from 'node:path';
 import {
   KbqaError,
   type AddressGuard,
+  type SkipCode,
   type LoadContext,
   type LoadedDocument,
   type LoadRequest,
@@ -112,8 +113,8 @@ export class GithubLoader implements SourceLoader {
       if (!folderStat?.isDirectory()) {
         throw new KbqaError('NOT_FOUND', `the folder ${repo.folder.join('/')} does not exist on main`);
       }
-      const skip = (path: string, reason: string): void =>
-        context.skipped?.({ url: this.linkOf(repo, path), reason });
+      const skip = (path: string, code: SkipCode, reason: string): void =>
+        context.skipped?.({ url: this.linkOf(repo, path), code, reason });
       const files = await listDocFiles(root, repo.folder.join('/'), skip);
       const total = files.length;
       context.progress({ step: 'SCRAPING', current: 0, total });
@@ -123,13 +124,13 @@ export class GithubLoader implements SourceLoader {
         current += 1;
         const link = this.linkOf(repo, file.path);
         if (current > this.maxFiles) {
-          skip(file.path, `more than ${this.maxFiles} documentation files`);
+          skip(file.path, 'LIMIT', `more than ${this.maxFiles} documentation files`);
           continue;
         }
-        const text = await this.readText(file.absolute, (reason) => skip(file.path, reason));
+        const text = await this.readText(file.absolute, (code, reason) => skip(file.path, code, reason));
         if (text !== undefined) {
           const { markdown, title } = convertMarkup(text, file.markup);
-          if (markdown === '') skip(file.path, 'no text');
+          if (markdown === '') skip(file.path, 'NO_CONTENT', 'no text');
           else yield { source: link, link, title: title ?? basename(file.path), content: markdown };
         }
         context.progress({ step: 'SCRAPING', current, total, message: file.path });
@@ -146,17 +147,20 @@ export class GithubLoader implements SourceLoader {
   }
 
   /** Reads a file as UTF-8 unless it is too large or binary; `O_NOFOLLOW` keeps symlinks out. */
-  private async readText(path: string, skip: (reason: string) => void): Promise<string | undefined> {
+  private async readText(
+    path: string,
+    skip: (code: SkipCode, reason: string) => void,
+  ): Promise<string | undefined> {
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
       const { size } = await handle.stat();
       if (size > this.maxFileBytes) {
-        skip(`larger than ${this.maxFileBytes} bytes (${size} bytes)`);
+        skip('TOO_LARGE', `larger than ${this.maxFileBytes} bytes (${size} bytes)`);
         return undefined;
       }
       const buffer = await handle.readFile();
       if (buffer.subarray(0, NUL_SNIFF_BYTES).includes(0)) {
-        skip('binary file');
+        skip('NOT_HTML', 'binary file');
         return undefined;
       }
       return buffer.toString('utf8');

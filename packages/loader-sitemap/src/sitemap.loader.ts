@@ -1,5 +1,7 @@
 import {
   KbqaError,
+  skipCodeOf,
+  type SkipCode,
   type LoadContext,
   type LoadedDocument,
   type LoadRequest,
@@ -62,7 +64,8 @@ export class SitemapLoader implements SourceLoader {
     this.validate(request);
     const { signal } = context;
     throwIfAborted(signal);
-    const skipped = (url: string, reason: string): void => context.skipped?.({ url, reason });
+    const skipped = (url: string, code: SkipCode, reason: string): void =>
+      context.skipped?.({ url, code, reason });
 
     let discovered = 0;
     let done = 0;
@@ -78,12 +81,12 @@ export class SitemapLoader implements SourceLoader {
       if (!result.ok) {
         // A cancelled task ends the load instead of skipping every remaining page.
         if (signal.aborted || result.error.code === 'ABORTED') throw result.error;
-        skipped(result.url, result.error.message);
+        skipped(result.url, skipCodeOf(result.error), result.error.message);
         message = `skipped ${result.url}`;
       } else {
         const link = result.document.link ?? result.document.source;
         if (links.has(link)) {
-          skipped(result.url, `same page as ${link}`);
+          skipped(result.url, 'DUPLICATE', `same page as ${link}`);
         } else {
           links.add(link);
           document = result.document;
@@ -97,7 +100,7 @@ export class SitemapLoader implements SourceLoader {
     const pages = readSitemap(
       request.url,
       this.fetcher,
-      { ...this.limits, onSkipped: (s) => skipped(s.url, s.reason) },
+      { ...this.limits, onSkipped: (s) => skipped(s.url, s.code, s.reason) },
       signal,
     );
     // The whole list first: it is small next to the pages, and progress then shows the real total

@@ -60,7 +60,9 @@ describe('readSitemap', () => {
       `${o}/file.pdf`,
       `${o}/app`,
     ]);
-    expect(skipped).toEqual([{ url: 'ftp://example.com/file', reason: 'not an http(s) URL' }]);
+    expect(skipped).toEqual([
+      { url: 'ftp://example.com/file', code: 'INVALID_URL', reason: 'not an http(s) URL' },
+    ]);
   });
 
   it('reads a sitemap index with a gzipped sitemap, ignoring foreign hosts, loops and broken entries', async () => {
@@ -90,7 +92,7 @@ describe('readSitemap', () => {
     const tooDeep = await read('/deep/0.xml');
     expect(tooDeep.urls).toEqual([]);
     expect(tooDeep.skipped).toEqual([
-      { url: `${site.origin}/deep/11.xml`, reason: 'sitemap nested more than 10 levels deep' },
+      { url: `${site.origin}/deep/11.xml`, code: 'LIMIT', reason: 'sitemap nested more than 10 levels deep' },
     ]);
     const deepest = await read('/deep/1.xml');
     expect(deepest.urls).toEqual([`${site.origin}/docs/a`]);
@@ -126,7 +128,7 @@ describe('readSitemap', () => {
     const { urls, skipped } = await read('/loop-a.xml', { maxTotalBytes: 300 });
     expect(urls).toEqual([]);
     expect(skipped).toEqual([
-      { url: `${site.origin}/loop-b.xml`, reason: expect.stringContaining('larger than') },
+      { url: `${site.origin}/loop-b.xml`, code: 'TOO_LARGE', reason: expect.stringContaining('larger than') },
     ]);
     expect(site.hits.get('/small.xml')).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
-import { KbqaError, type SkippedItem, type WebFetcher } from '@kbqa/core';
+import { KbqaError, skipCodeOf, type SkippedItem, type WebFetcher } from '@kbqa/core';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -80,7 +80,7 @@ export async function* readSitemap(
     const isRoot = depth === 0;
     const remaining = maxTotalBytes - totalBytes;
     if (remaining <= 0) {
-      skip({ url: current, reason: `sitemap byte budget of ${maxTotalBytes} bytes spent` });
+      skip({ url: current, code: 'LIMIT', reason: `sitemap byte budget of ${maxTotalBytes} bytes spent` });
       continue;
     }
 
@@ -92,7 +92,7 @@ export async function* readSitemap(
     } catch (error) {
       const kbqa = KbqaError.from(error);
       if (isRoot || kbqa.code === 'ABORTED' || signal?.aborted) throw kbqa;
-      skip({ url: current, reason: kbqa.message });
+      skip({ url: current, code: skipCodeOf(kbqa), reason: kbqa.message });
       continue;
     }
 
@@ -100,12 +100,16 @@ export async function* readSitemap(
       for (const loc of parsed.locations) {
         const page = httpUrl(loc, current);
         if (!page) {
-          skip({ url: loc.slice(0, 300), reason: 'not an http(s) URL' });
+          skip({ url: loc.slice(0, 300), code: 'INVALID_URL', reason: 'not an http(s) URL' });
           continue;
         }
         if (seenPages.has(page)) continue;
         if (seenPages.size >= maxUrls) {
-          skip({ url: current, reason: `URL cap of ${maxUrls} reached; remaining URLs ignored` });
+          skip({
+            url: current,
+            code: 'LIMIT',
+            reason: `URL cap of ${maxUrls} reached; remaining URLs ignored`,
+          });
           return;
         }
         seenPages.add(page);
@@ -118,19 +122,19 @@ export async function* readSitemap(
     for (const loc of [...parsed.locations].reverse()) {
       const nested = httpUrl(loc, current);
       if (!nested) {
-        skip({ url: loc.slice(0, 300), reason: 'not an http(s) URL' });
+        skip({ url: loc.slice(0, 300), code: 'INVALID_URL', reason: 'not an http(s) URL' });
         continue;
       }
       if (new URL(nested).host !== root.host) {
-        skip({ url: nested, reason: `nested sitemap on another host than ${root.host}` });
+        skip({ url: nested, code: 'OFF_SITE', reason: `nested sitemap on another host than ${root.host}` });
         continue;
       }
       if (seenSitemaps.has(nested) || nested === root.href) {
-        skip({ url: nested, reason: 'sitemap already read (loop)' });
+        skip({ url: nested, code: 'DUPLICATE', reason: 'sitemap already read (loop)' });
         continue;
       }
       if (depth + 1 > maxDepth) {
-        skip({ url: nested, reason: `sitemap nested more than ${maxDepth} levels deep` });
+        skip({ url: nested, code: 'LIMIT', reason: `sitemap nested more than ${maxDepth} levels deep` });
         continue;
       }
       seenSitemaps.add(nested);

@@ -221,10 +221,14 @@ describe(WebsiteCrawlerLoader.name, () => {
       expect(result.skipped.filter((s) => /^same content as .*\/copy/.test(s.reason))).toHaveLength(1);
       expect(reason('/redirect-1')).toBeUndefined();
 
-      expect(reason('/loop-a')).toMatch(/^FETCH_FAILED: .*redirect loop/);
-      expect(reason('/private/secret')).toMatch(/^FETCH_REFUSED: disallowed by robots\.txt/);
-      expect(reason('/huge')).toMatch(/^TOO_LARGE/);
-      expect(reason('/slow')).toMatch(/^TIMEOUT/);
+      const coded = (path: string) => {
+        const item = result.skipped.find((s) => s.url === o + path);
+        return item && `${item.code} ${item.reason}`;
+      };
+      expect(coded('/loop-a')).toMatch(/^FAILED redirect loop/);
+      expect(coded('/private/secret')).toMatch(/^ROBOTS disallowed by robots\.txt/);
+      expect(coded('/huge')).toMatch(/^TOO_LARGE body of .* is larger than/);
+      expect(coded('/slow')).toMatch(/^FAILED request to .* timed out/);
       expect(reason('/files/manual.pdf')).toBe('not an HTML page (.pdf link, not fetched)');
       expect(reason('/files/logo.png')).toBe('not an HTML page (.png link, not fetched)');
       expect(reason('/api/data.json')).toBe('not an HTML page (.json link, not fetched)');

@@ -1,5 +1,6 @@
 import {
   KbqaError,
+  skipCodeOf,
   type FetchResponse,
   type LoadContext,
   type LoadedDocument,
@@ -12,7 +13,7 @@ import {
   fetchSitePage,
   nonHtmlExtension,
   normalizeUrl,
-  pageFailure,
+  pageProblem,
   pathMatcher,
   SitePageIndex,
   sitePageKey,
@@ -101,20 +102,20 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         seen.add(url);
         const ext = nonHtmlExtension(new URL(url).pathname);
         if (ext) {
-          skip({ url, reason: `not an HTML page (.${ext} link, not fetched)` });
+          skip({ url, code: 'NOT_HTML', reason: `not an HTML page (.${ext} link, not fetched)` });
           continue;
         }
         const filtered = passesFilters(url);
         if (filtered) {
-          skip({ url, reason: filtered });
+          skip({ url, code: 'FILTERED', reason: filtered });
           continue;
         }
         if (depth > this.maxDepth) {
-          skip({ url, reason: `deeper than maxDepth ${this.maxDepth}` });
+          skip({ url, code: 'LIMIT', reason: `deeper than maxDepth ${this.maxDepth}` });
           continue;
         }
         if (scheduled + (queue.length - head) >= this.site.maxPages) {
-          skip({ url, reason: `page limit of ${this.site.maxPages} reached` });
+          skip({ url, code: 'LIMIT', reason: `page limit of ${this.site.maxPages} reached` });
           continue;
         }
         queue.push({ url, depth });
@@ -130,33 +131,37 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         if (signal.aborted) throw abortedError();
         const err = KbqaError.from(error);
         if (isStart) startError = err;
-        skip({ url: target.url, reason: `${err.code}: ${err.message}` });
+        skip({ url: target.url, code: skipCodeOf(err), reason: err.message });
         return undefined;
       }
       const finalUrl = normalizeUrl(res.url) ?? target.url;
       if (finalUrl !== target.url) {
         if (isStart) origin = new URL(finalUrl).origin;
         if (new URL(finalUrl).origin !== origin) {
-          skip({ url: target.url, reason: `redirected to another origin: ${finalUrl}` });
+          skip({ url: target.url, code: 'OFF_SITE', reason: `redirected to another origin: ${finalUrl}` });
           return undefined;
         }
         if (seen.has(finalUrl) && !isStart) {
-          skip({ url: target.url, reason: `redirects to ${finalUrl}, already crawled` });
+          skip({ url: target.url, code: 'DUPLICATE', reason: `redirects to ${finalUrl}, already crawled` });
           return undefined;
         }
         seen.add(finalUrl);
       }
-      const failure = pageFailure(res);
+      const failure = pageProblem(res);
       if (failure) {
-        if (isStart) startError = new KbqaError('FETCH_FAILED', `${finalUrl}: ${failure}`);
-        skip({ url: finalUrl, reason: failure });
+        if (isStart) startError = new KbqaError('FETCH_FAILED', `${finalUrl}: ${failure.reason}`);
+        skip({ url: finalUrl, ...failure });
         return undefined;
       }
       let page: ExtractedPage;
       try {
         page = this.site.extract(decodeHtml(res), finalUrl);
       } catch (error) {
-        skip({ url: finalUrl, reason: `extraction failed: ${KbqaError.from(error).message}` });
+        skip({
+          url: finalUrl,
+          code: 'FAILED',
+          reason: `extraction failed: ${KbqaError.from(error).message}`,
+        });
         return undefined;
       }
       discover(page.links, target.depth + 1);
@@ -168,13 +173,14 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         // The start page (and a redirect out of the filters) is fetched for its links only.
         skip({
           url: finalUrl,
+          code: 'FILTERED',
           reason: isStart ? `start page ${filtered}; crawled for links only` : filtered,
         });
         return undefined;
       }
       const outcome = pages.accept(page, finalUrl, origin);
       if ('skipped' in outcome) {
-        skip({ url: finalUrl, reason: outcome.skipped });
+        skip({ url: finalUrl, code: outcome.code, reason: outcome.skipped });
         return undefined;
       }
       return outcome.document;

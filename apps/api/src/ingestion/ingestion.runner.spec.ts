@@ -115,7 +115,11 @@ describe(IngestionRunner.name, () => {
     const loader = fakeLoader(async function* (context) {
       await Promise.resolve();
       yield page(1);
-      context.skipped?.({ url: 'https://docs.example.com/x.pdf', reason: 'not an HTML page' });
+      context.skipped?.({
+        url: 'https://docs.example.com/x.pdf',
+        code: 'NOT_HTML',
+        reason: 'not an HTML page',
+      });
       yield page(2);
     });
     const id = await task('url', { url: 'https://docs.example.com/' });
@@ -123,7 +127,7 @@ describe(IngestionRunner.name, () => {
     const done = await row(id);
     expect(done).toMatchObject({ success: true, indexedCount: 2, skippedCount: 1 });
     expect((JSON.parse(done.stats!) as TaskStats).skipped).toEqual([
-      { url: 'https://docs.example.com/x.pdf', reason: 'not an HTML page' },
+      { url: 'https://docs.example.com/x.pdf', code: 'NOT_HTML', reason: 'not an HTML page' },
     ]);
   });
 

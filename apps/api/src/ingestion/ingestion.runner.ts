@@ -11,6 +11,8 @@ import {
   type ReplaceSourceInput,
   type SourceKind,
   type SourceType,
+  type SkipCode,
+  type SkippedItem,
 } from '@kbqa/core';
 import { IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
@@ -54,7 +56,7 @@ export interface TaskStats {
   /** Sources (page URLs, file links, labels) indexed, in order; capped at {@link MAX_LISTED}. */
   indexed: string[];
   /** Pages, files or sitemap entries passed over, and why; capped at {@link MAX_LISTED}. */
-  skipped: Array<{ url: string; reason: string }>;
+  skipped: Array<{ url: string; code?: SkipCode; reason: string }>;
   /** Skipped items in all, including those beyond the list's cap. */
   skippedCount: number;
 }
@@ -212,7 +214,7 @@ export class IngestionRunner implements TaskRunner {
           this.progressFailed(task.id, e),
         );
       },
-      skipped: (item: { url: string; reason: string }) => {
+      skipped: (item: SkippedItem) => {
         stats.skippedCount += 1;
         if (stats.skipped.length < MAX_LISTED) stats.skipped.push(item);
       },

@@ -47,7 +47,7 @@ describe('describeLoaderContract checks', () => {
       { step: 'SCRAPING', current: 0, total: 2 },
       { step: 'SCRAPING', current: 2, total: 2 },
     ]);
-    checkSkipped([{ url: 'https://docs.example.com/x.pdf', reason: 'not an HTML page' }]);
+    checkSkipped([{ url: 'https://docs.example.com/x.pdf', code: 'NOT_HTML', reason: 'not an HTML page' }]);
   });
 
   it('fail a document without a link, or with a link that is not http(s)', () => {
@@ -86,8 +86,11 @@ describe('describeLoaderContract checks', () => {
 
   it('fail skip reporting that is silent or gives no reason', () => {
     expect(() => checkSkipped([])).toThrow('nothing was reported skipped');
-    expect(() => checkSkipped([{ url: 'https://x.example/a', reason: ' ' }])).toThrow(
-      'lacks a URL or reason',
+    expect(() => checkSkipped([{ url: 'https://x.example/a', code: 'FAILED', reason: ' ' }])).toThrow(
+      'lacks a URL, code or reason',
     );
+    expect(() =>
+      checkSkipped([{ url: 'https://x.example/a', code: 'FAILED', reason: 'FAILED: HTTP 500' }]),
+    ).toThrow('glued');
   });
 });

@@ -117,12 +117,15 @@ export async function checkAbortMidLoad(loader: SourceLoader, request: LoadReque
   throw new Error(`an aborted load ended normally after ${seen} document(s)`);
 }
 
-/** Throws unless at least one item was reported skipped, each with a URL and a reason. */
+/** Throws unless at least one item was reported skipped, each with a URL, a code and a reason apart. */
 export function checkSkipped(skipped: SkippedItem[]): void {
   if (skipped.length === 0) throw new Error('nothing was reported skipped');
   for (const item of skipped) {
-    if (!item.url || !item.reason?.trim())
-      throw new Error(`a skipped item lacks a URL or reason: ${JSON.stringify(item)}`);
+    if (!item.url || !item.code || !item.reason?.trim()) {
+      throw new Error(`a skipped item lacks a URL, code or reason: ${JSON.stringify(item)}`);
+    }
+    if (item.reason.startsWith(`${item.code}:`))
+      throw new Error(`the code is glued into the reason: ${item.reason}`);
   }
 }
 

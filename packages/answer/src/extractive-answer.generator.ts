@@ -1,8 +1,7 @@
 import type { AnswerGenerator, AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
+import { extractiveSummary, splitMarkdownUnits, type TextUnit } from '@kbqa/text';
 import { throwIfAborted } from './abort.util';
 import { condenseFollowUp } from './follow-up.util';
-import { splitMarkdownUnits, type TextUnit } from './markdown-units.util';
-import { summarizeExtractive } from './extractive-summary.util';
 import { containsIdentifier, identifiers, terms } from './terms.util';
 
 /** What the extractive generator answers when the sources do not cover the question. */
@@ -94,7 +93,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   /** Extractive summary: best sentences by in-document term frequency and position, in document order. */
   summarize(text: string, maxChars: number, signal: AbortSignal): Promise<string> {
     throwIfAborted(signal);
-    return Promise.resolve(summarizeExtractive(text, maxChars));
+    return Promise.resolve(extractiveSummary(text, maxChars));
   }
 
   /** The answer as the pieces that are streamed. */

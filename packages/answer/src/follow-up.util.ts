@@ -1,5 +1,6 @@
 import type { HistoryTurn } from '@kbqa/core';
-import { identifiers, isStopword, stem, terms } from './terms.util';
+import { isStopWord } from '@kbqa/text';
+import { identifiers, stem, terms } from './terms.util';
 
 const MAX_FOLLOW_UP_WORDS = 8;
 const MAX_KEY_TERMS = 6;
@@ -47,7 +48,7 @@ function keyTerms(prompt: string, known: Set<string>): string[] {
   }
   for (const match of prompt.matchAll(/[\p{L}\p{N}_$-]+/gu)) {
     const word = match[0];
-    if (isStopword(word) || word.length < 2) continue;
+    if (isStopWord(word) || word.length < 2) continue;
     const s = stem(word.toLowerCase());
     if (covered.has(s)) continue;
     covered.add(s);

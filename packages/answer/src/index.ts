@@ -15,5 +15,3 @@ export {
   type ChatMessage,
 } from './openai.prompts';
 export { condenseFollowUp, isFollowUp } from './follow-up.util';
-export { summarizeExtractive } from './extractive-summary.util';
-export { splitMarkdownUnits, splitSentences, type TextUnit } from './markdown-units.util';

@@ -1,21 +1,5 @@
 /** Tokenizing, light stemming and identifier spotting shared by the extractive parts. */
-
-// Function words plus the wording of questions ("how do I use…"), which says nothing about the topic.
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be been being but by can could did do does doing done for from had has have having he her ' +
-    'here hers him his how i if in into is it its itself just me more most my no nor not of off on once only or ' +
-    'other our ours out over own same she should so some such than that the their theirs them then there these ' +
-    'they this those through to too under until up very was we were what when where which while who whom why ' +
-    'will with would you your yours also about any each few both all let lets via like e g ie eg etc may might must ' +
-    'shall use used using make way possible please explain tell need want get know show thing things something ' +
-    'anything work works one ones s t re ll ve d m'
-  ).split(' '),
-);
-
-export function isStopword(word: string): boolean {
-  return STOPWORDS.has(word.toLowerCase());
-}
+import { isStopWord } from '@kbqa/text';
 
 /** A deliberately small suffix stripper: enough to match "plugins"/"plugin", "registering"/"register". */
 export function stem(word: string): string {
@@ -47,12 +31,12 @@ export function terms(text: string): string[] {
   for (const match of text.matchAll(WORD)) {
     const raw = match[0];
     const lower = raw.toLowerCase();
-    if (!isStopword(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(stem(lower));
+    if (!isStopWord(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(stem(lower));
     const parts = raw.split(/_|(?<=[a-z0-9])(?=[A-Z])/).filter((p) => p !== '');
     if (parts.length > 1) {
       for (const part of parts) {
         const p = part.toLowerCase();
-        if (p.length > 1 && !isStopword(p)) out.push(stem(p));
+        if (p.length > 1 && !isStopWord(p)) out.push(stem(p));
       }
     }
   }

@@ -3,10 +3,10 @@
  *
  * - `MarkdownChunker` implements the `Chunker` contract of @kbqa/core.
  * - `embeddingText(chunk)` is the exact text that is embedded and hashed into `contentHash`.
- * - `extractiveSummary(text, maxChars)` and `summaryChunk(doc, text, ordinal)` build the
- *   `kind: 'summary'` chunk, the latter for a summary made by an async summarizer.
+ * - `summaryChunk(doc, text, ordinal)` builds the `kind: 'summary'` chunk for a summary made by an
+ *   async summarizer; the chunker's own summary is `extractiveSummary` from @kbqa/text.
  */
 export { MarkdownChunker } from './markdown.chunker';
 export { embeddingText } from './embedding-text';
-export { DEFAULT_SUMMARY_MAX_CHARS, documentTitle, extractiveSummary, summaryChunk } from './summary';
+export { DEFAULT_SUMMARY_MAX_CHARS, documentTitle, summaryChunk } from './summary';
 export { parseMarkdown, type MarkdownBlock, type BlockKind, type Fence } from './markdown.parser';

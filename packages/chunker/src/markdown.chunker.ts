@@ -7,10 +7,11 @@ import {
   type DocumentPart,
   type LoadedDocument,
 } from '@kbqa/core';
+import { extractiveSummary, sentenceStarts } from '@kbqa/text';
 import { withContentHash } from './embedding-text';
 import { parseMarkdown, type BlockKind, type MarkdownBlock } from './markdown.parser';
-import { sentenceStarts, splitBlock, splitText } from './split';
-import { DEFAULT_SUMMARY_MAX_CHARS, documentTitle, extractiveSummary } from './summary';
+import { splitBlock, splitText } from './split';
+import { DEFAULT_SUMMARY_MAX_CHARS, documentTitle } from './summary';
 
 /** A chunk before numbering and hashing. */
 interface Piece {
@@ -214,7 +215,8 @@ class SectionPacker {
       const from = text.length - overlap;
       const tail = text.slice(from);
       const newline = tail.indexOf('\n');
-      const sentence = sentenceStarts(tail)[0] ?? -1;
+      // Sentence starts of the whole block: a tail cut inside inline code would pair its backticks wrongly.
+      const sentence = (sentenceStarts(text).find((s) => s > from) ?? -1) - from;
       const candidates = [newline === -1 ? -1 : newline + 1, sentence].filter((c) => c > 0);
       if (candidates.length === 0) return '';
       cut = from + Math.min(...candidates);

@@ -2,60 +2,11 @@
  * Splitting of blocks that do not fit in one chunk. Every function here is linear in its input:
  * boundaries are found by a forward scan and every backward search is bounded by the piece size.
  */
+import { sentenceSlices } from '@kbqa/text';
 import { fenceOpen, isFenceClose, type MarkdownBlock } from './markdown.parser';
-
-const CLOSERS = new Set([')', ']', '"', "'", '”', '’', '*', '_', '`']);
 
 function isWhitespace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
-}
-
-function isLowercase(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) || (c > 127 && String.fromCharCode(c).toUpperCase() !== String.fromCharCode(c))
-  );
-}
-
-/**
- * Ends of sentences in `text`: positions right after the whitespace that follows `.`, `!` or
- * `?` (plus closing brackets or quotes). A period followed by a lowercase word ("e.g. this") is
- * not an end. The returned positions, with 0 and `text.length`, cut the text into sentences whose
- * concatenation is the text itself.
- */
-export function sentenceStarts(text: string): number[] {
-  const starts: number[] = [];
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text[i];
-    if (c !== '.' && c !== '!' && c !== '?') {
-      i++;
-      continue;
-    }
-    let j = i + 1;
-    while (j < n && CLOSERS.has(text[j] ?? '')) j++;
-    if (j < n && !isWhitespace(text.charCodeAt(j))) {
-      i = j;
-      continue;
-    }
-    let k = j;
-    while (k < n && isWhitespace(text.charCodeAt(k))) k++;
-    if (k < n && !isLowercase(text.charCodeAt(k))) starts.push(k);
-    i = k;
-  }
-  return starts;
-}
-
-/** Sentences of `text`, each with its trailing whitespace, concatenating back to `text`. */
-export function splitSentences(text: string): string[] {
-  const out: string[] = [];
-  let prev = 0;
-  for (const s of sentenceStarts(text)) {
-    out.push(text.slice(prev, s));
-    prev = s;
-  }
-  if (prev < text.length) out.push(text.slice(prev));
-  return out;
 }
 
 /** Keeps a cut from landing between the two halves of a surrogate pair. */
@@ -128,7 +79,7 @@ function nonEmpty(pieces: string[]): string[] {
 /** Prose: at sentence boundaries, then at whitespace, then hard; pieces within `limit`. */
 export function splitText(text: string, limit: number): string[] {
   const units: string[] = [];
-  for (const s of splitSentences(text)) {
+  for (const s of sentenceSlices(text)) {
     if (s.length <= limit) units.push(s);
     else for (const w of splitWords(s, limit)) units.push(w + ' ');
   }

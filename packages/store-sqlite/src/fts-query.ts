@@ -1,13 +1,5 @@
+import { QUERY_STOP_WORDS } from '@kbqa/text';
 import { porterStem } from './porter-stemmer';
-
-/** Words too common in questions to help ranking. */
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be but by can could do does did for from how i if in into is it its me my ' +
-    'of on or our should so that the their them then there these this those to was we what when ' +
-    'where which who why will with would you your use using used about any some there here'
-  ).split(' '),
-);
 
 /**
  * Turns a free-text question into a safe FTS5 MATCH expression: every term quoted (so user
@@ -43,7 +35,7 @@ function withoutClitics(text: string): string {
 export function matchTerms(text: string): string[] {
   const lower = withoutClitics(text).toLowerCase();
   const terms = lower.match(WORD) ?? [];
-  const meaningful = terms.filter((t) => !STOP_WORDS.has(t));
+  const meaningful = terms.filter((t) => !QUERY_STOP_WORDS.has(t));
   const phrases = (lower.match(IDENTIFIER) ?? []).map((id) => id.split(/[./-]+/).join(' '));
   return [...new Set([...(meaningful.length > 0 ? meaningful : terms), ...phrases])].map((t) => `"${t}"`);
 }
@@ -53,7 +45,9 @@ export function matchTerms(text: string): string[] {
  * split and stemmed as the index tokenizer does, for `termCoverage`.
  */
 export function queryStems(text: string): string[] {
-  const words = (withoutClitics(text).toLowerCase().match(WORD) ?? []).filter((t) => !STOP_WORDS.has(t));
+  const words = (withoutClitics(text).toLowerCase().match(WORD) ?? []).filter(
+    (t) => !QUERY_STOP_WORDS.has(t),
+  );
   return [...new Set(words.flatMap((w) => tokens(w)).map(porterStem))];
 }
 

@@ -1,29 +1,4 @@
-import { cleanInline, splitMarkdownUnits, splitSentences } from './markdown-units.util';
-
-describe(splitSentences.name, () => {
-  it('splits prose at sentence ends', () => {
-    expect(splitSentences('Fastify is fast. It has plugins! Does it? Yes.')).toEqual([
-      'Fastify is fast.',
-      'It has plugins!',
-      'Does it?',
-      'Yes.',
-    ]);
-  });
-
-  it('never splits inside inline code or dotted identifiers', () => {
-    const text =
-      'Call `reply.send()` to answer. Use fastify.register to add `@fastify/cors`. Then enableCors stays one word, e.g. here.';
-    expect(splitSentences(text)).toEqual([
-      'Call `reply.send()` to answer.',
-      'Use fastify.register to add `@fastify/cors`.',
-      'Then enableCors stays one word, e.g. here.',
-    ]);
-  });
-
-  it('keeps a sentence whole when inline code holds a full stop and a capital', () => {
-    expect(splitSentences('Run `a. B` now. Next.')).toEqual(['Run `a. B` now.', 'Next.']);
-  });
-});
+import { cleanInline, splitMarkdownUnits } from './markdown-units';
 
 describe(cleanInline.name, () => {
   it('keeps link text and drops link targets, images and html, but not inside code', () => {

@@ -1,3 +1,5 @@
+import { codeSpans, splitSentences } from './sentences';
+
 /**
  * Markdown-aware splitting of a passage into the units an extractive answer is built from:
  * sentences (cleaned of link and HTML syntax, inline code untouched) and fenced code blocks
@@ -47,7 +49,7 @@ export function splitMarkdownUnits(markdown: string): TextUnit[] {
       });
       return;
     }
-    for (const sentence of splitSentences(block.text)) {
+    for (const sentence of paragraphSentences(block.text)) {
       units.push({
         kind: 'sentence',
         text: sentence,
@@ -166,68 +168,35 @@ function splitTableRow(line: string): string[] {
     .filter((cell) => cell !== '');
 }
 
-const INLINE_CODE = /(`+)([\s\S]*?[^`])\1(?!`)/g;
 const PLACEHOLDER = /\uE000(\d+)\uE000/g;
 
 /**
- * Replaces inline code spans with placeholders so that cleaning and sentence splitting never
- * touch them, applies `fn`, then puts the spans back.
+ * Strips link, image, HTML and autolink syntax outside inline code. Each bracket class excludes
+ * its own opening bracket, so a failed match stops at the next one and the replacements stay
+ * linear on hostile input (summaries run on whole ingested documents).
  */
-function withCodeProtected<T>(
-  text: string,
-  fn: (protectedText: string) => T,
-  restore: (value: T, put: (s: string) => string) => T,
-): T {
-  const spans: string[] = [];
-  const masked = text.replace(INLINE_CODE, (span) => {
-    spans.push(span);
-    return `\uE000${spans.length - 1}\uE000`;
-  });
-  const put = (s: string): string =>
-    s.replace(PLACEHOLDER, (_m, index: string) => spans[Number(index)] ?? '');
-  return restore(fn(masked), put);
-}
-
-/** Strips link, image, emphasis-free HTML and autolink syntax outside inline code. */
 export function cleanInline(text: string): string {
-  return withCodeProtected(
-    text,
-    (masked) =>
-      masked
-        .replace(/!\[[^\]]*\]\((?:[^()]|\([^)]*\))*\)/g, '')
-        .replace(/\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-        .replace(/\[([^\]]+)\]\[[^\]]*\]/g, '$1')
-        .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
-        .replace(/<\/?[A-Za-z][^>]*>/g, '')
-        .replace(/\s+/g, ' ')
-        .trim(),
-    (value, put) => put(value),
-  );
+  const spans: string[] = [];
+  let masked = '';
+  let from = 0;
+  for (const [start, end] of codeSpans(text)) {
+    masked += `${text.slice(from, start)}\uE000${spans.length}\uE000`;
+    spans.push(text.slice(start, end));
+    from = end;
+  }
+  masked += text.slice(from);
+  return masked
+    .replace(/!\[[^[\]]*\]\((?:[^()]|\([^()]*\))*\)/g, '')
+    .replace(/\[([^[\]]+)\]\((?:[^()]|\([^()]*\))*\)/g, '$1')
+    .replace(/\[([^[\]]+)\]\[[^[\]]*\]/g, '$1')
+    .replace(/<((?:https?|mailto):[^<>\s]+)>/g, '$1')
+    .replace(/<\/?[A-Za-z][^<>]*>/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(PLACEHOLDER, (_m, index: string) => spans[Number(index)] ?? '');
 }
 
-const ABBREVIATION = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|incl|resp|Mr|Mrs|Ms|Dr|St|No|Fig|al)\.$/i;
-const SENTENCE_END = /[.!?]+["')\]*_]*\s+/g;
-const SENTENCE_START = /^[A-Z0-9\uE000"'(*_@<[]/;
-
-/** Splits a paragraph into sentences; never inside inline code or dotted identifiers. */
-export function splitSentences(paragraph: string): string[] {
-  return withCodeProtected(
-    cleanInline(paragraph),
-    (masked) => {
-      const sentences: string[] = [];
-      let start = 0;
-      for (const match of masked.matchAll(SENTENCE_END)) {
-        const end = (match.index ?? 0) + match[0].length;
-        const rest = masked.slice(end);
-        if (!SENTENCE_START.test(rest)) continue;
-        const candidate = masked.slice(start, end).trimEnd();
-        if (ABBREVIATION.test(candidate)) continue;
-        sentences.push(candidate);
-        start = end;
-      }
-      sentences.push(masked.slice(start).trim());
-      return sentences;
-    },
-    (sentences, put) => sentences.map(put).filter((s) => /[\p{L}\p{N}]/u.test(s)),
-  );
+/** The sentences of a markdown paragraph, cleaned by {@link cleanInline}. */
+export function paragraphSentences(paragraph: string): string[] {
+  return splitSentences(cleanInline(paragraph));
 }

@@ -1,0 +1,16 @@
+/**
+ * @kbqa/text: the text rules every package shares, so that the chunker, the answer generators
+ * and the search index agree on them.
+ *
+ * - Stop words: `STOP_WORDS` (one source list) and its subset `QUERY_STOP_WORDS` for search
+ *   queries, `isStopWord(word)`.
+ * - Sentences: `sentenceStarts(text)` (cut points), `sentenceSlices(text)` (lossless pieces),
+ *   `splitSentences(text)` (trimmed sentences).
+ * - Markdown: `splitMarkdownUnits(markdown)` (sentences and code blocks under their headings),
+ *   `cleanInline(text)`.
+ * - Summaries: `extractiveSummary(markdown, maxChars)`.
+ */
+export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
+export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
+export { cleanInline, splitMarkdownUnits, type TextUnit } from './markdown-units';
+export { extractiveSummary } from './summary';

@@ -9,7 +9,6 @@ export {
   isHtml,
   JS_ONLY_MESSAGE,
   pageDocument,
-  pageFailure,
   pageProblem,
   type ExtractFn,
   type PageContent,

@@ -31,12 +31,7 @@ export function isHtml(res: FetchResponse): boolean {
   return head.startsWith('<!doctype html') || head.startsWith('<html');
 }
 
-/** Why a response is not a page to extract (status or type), or undefined when it is one. */
-export function pageFailure(res: FetchResponse): string | undefined {
-  return pageProblem(res)?.reason;
-}
-
-/** {@link pageFailure} with its skip code. */
+/** Why a response is not a page to extract (status or type), with its skip code; undefined for a page. */
 export function pageProblem(res: FetchResponse): { code: SkipCode; reason: string } | undefined {
   if (res.status < 200 || res.status >= 300) return { code: 'FAILED', reason: `HTTP ${res.status}` };
   if (isHtml(res)) return undefined;

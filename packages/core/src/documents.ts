@@ -1,3 +1,5 @@
+import type { PageVersion } from './loader';
+
 /** A value a document's metadata may hold; the `where` filter of chat compares against these. */
 export type MetadataValue = string | number | boolean;
 
@@ -35,6 +37,8 @@ export interface LoadedDocument {
   parts?: DocumentPart[];
   /** Add an extractive summary of the document as an extra chunk. */
   summarize?: { maxChars?: number };
+  /** What a later sync compares against (HTTP validators, lastmod, blob id, links). */
+  version?: PageVersion;
 }
 
 /** A chunk as the chunker produces it, ready for indexing. */

@@ -42,6 +42,8 @@ export type SkipCode =
   | 'NO_CONTENT'
   | 'TOO_LARGE'
   | 'INVALID_URL'
+  /** the page answered 404 or 410: it is gone (a sync removes it from the index) */
+  | 'GONE'
   /** fetching or reading it failed; the reason says how */
   | 'FAILED';
 
@@ -61,12 +63,46 @@ export function skipCodeOf(error: KbqaError): SkipCode {
   return 'FAILED';
 }
 
+/**
+ * What a source held when it was last loaded, so that a sync asks only for what changed:
+ * HTTP validators for a conditional request, the sitemap's `lastmod`, a git blob id, and the
+ * links a page had (a crawl that gets a 304 still follows them).
+ */
+export interface PageVersion {
+  /** The URL the page was fetched from, when it differs from its source (a canonical URL). */
+  url?: string;
+  etag?: string;
+  lastModified?: string;
+  /** `<lastmod>` of the page's sitemap entry. */
+  lastmod?: string;
+  /** Git blob id of a repository file. */
+  blob?: string;
+  /** Links found on the page (site crawls only). */
+  links?: string[];
+}
+
+/** A source the index already holds, as a loader sees it during a sync. */
+export interface KnownSource {
+  source: string;
+  version: PageVersion;
+}
+
 export interface LoadContext {
   /** Aborted when the task is cancelled or the process shuts down. */
   signal: AbortSignal;
   progress(progress: LoadProgress): void;
   /** Reports an item that was not ingested (robots.txt, not HTML, too large...). */
   skipped?(item: SkippedItem): void;
+  /**
+   * During a sync: what the index holds for a URL (a source, or the URL a source was fetched
+   * from), for a conditional request. Undefined on a first load.
+   */
+  known?(url: string): KnownSource | undefined;
+  /**
+   * Reports a source that is known and did not change (a 304, the same `lastmod` or blob id): the
+   * index keeps it as it is, without fetching, chunking or embedding it again.
+   */
+  unchanged?(source: string): void;
 }
 
 /**
@@ -83,4 +119,18 @@ export interface SourceLoader {
   validate(request: LoadRequest): void;
   /** Yields the documents of the source. Throws `KbqaError` when the whole load fails. */
   load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument>;
+}
+
+/**
+ * The URL an index is known by: the request's URL, trimmed, without its fragment. `ingestData`
+ * with the same type and this URL in a project re-syncs that index.
+ */
+export function indexUrl(url: string): string {
+  try {
+    const u = new URL(url.trim());
+    u.hash = '';
+    return u.href;
+  } catch {
+    return url.trim();
+  }
 }

@@ -1,4 +1,5 @@
 import type { ChunkDraft, LoadedDocument } from './documents';
+import type { PageVersion } from './loader';
 import type { Retriever } from './retrieval';
 
 /**
@@ -23,6 +24,20 @@ export interface ReplaceSourceInput {
   source: string;
   kind: SourceKind;
   documents: IndexedDocument[];
+  /** The index (one `ingestData` root) the source belongs to; none for raw documents. */
+  indexId?: number | null;
+  /** What the next sync of the index compares against (validators, lastmod, blob id, links). */
+  version?: PageVersion;
+  /** Hash of what the loader yielded for the source ({@link sourceContentHash}). */
+  contentHash?: string;
+}
+
+/** A source of an index with what a sync compares against. */
+export interface IndexedSource {
+  id: number;
+  source: string;
+  contentHash: string | null;
+  version: PageVersion;
 }
 
 export interface ReplaceSourceResult {
@@ -76,6 +91,14 @@ export interface ChunkStore extends Retriever {
   /** Removes every source of a project except taught ones; returns how many went. */
   deleteAllSources(projectId: number): MaybePromise<number>;
   listSources(projectId: number): MaybePromise<SourceRecord[]>;
+  /** The sources an index brought in, with their versions (a sync compares against them). */
+  indexSources(projectId: number, indexId: number): MaybePromise<IndexedSource[]>;
+  /** Records that a sync saw a source unchanged: it joins the index, with its new version. */
+  keepSource(sourceId: number, indexId: number, version: PageVersion | undefined): MaybePromise<void>;
+  /** Removes sources by id with their chunks and vectors; returns how many went. */
+  deleteSourcesById(projectId: number, sourceIds: number[]): MaybePromise<number>;
+  /** Sources per index of a project (index id → pages). */
+  countIndexSources(projectId: number): MaybePromise<Map<number, number>>;
   countChunks(projectId: number): MaybePromise<number>;
   /** A short step of index upkeep between writes (FTS5 segment merging for SQLite). */
   maintain(): MaybePromise<void>;

@@ -6,6 +6,7 @@ export {
   decodeHtml,
   defaultExtract,
   HTML_ACCEPT,
+  isGone,
   isHtml,
   JS_ONLY_MESSAGE,
   pageDocument,
@@ -15,12 +16,14 @@ export {
 } from './page-document';
 export { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from './url-rules';
 export {
+  conditionalHeaders,
   emptyPageReason,
   fetchSitePage,
   SeenContent,
   SitePageIndex,
   sitePageKey,
   siteLoaderSettings,
+  responseVersion,
   usableCanonical,
   type SiteExtractFn,
   type SitePageOutcome,

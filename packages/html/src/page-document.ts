@@ -1,7 +1,7 @@
 // What the page loaders (url, sitemap) share: fetch response to LoadedDocument.
 import { KbqaError, type FetchResponse, type LoadedDocument, type SkipCode } from '@kbqa/core';
 import { extractContent } from './extract';
-import { sitePageKey, usableCanonical } from './site-pages';
+import { responseVersion, sitePageKey, usableCanonical } from './site-pages';
 
 /** What the loader needs from HTML extraction; @kbqa/html's `extractContent` by default. */
 export interface PageContent {
@@ -33,9 +33,15 @@ export function isHtml(res: FetchResponse): boolean {
 
 /** Why a response is not a page to extract (status or type), with its skip code; undefined for a page. */
 export function pageProblem(res: FetchResponse): { code: SkipCode; reason: string } | undefined {
+  if (isGone(res.status)) return { code: 'GONE', reason: `HTTP ${res.status}` };
   if (res.status < 200 || res.status >= 300) return { code: 'FAILED', reason: `HTTP ${res.status}` };
   if (isHtml(res)) return undefined;
   return { code: 'NOT_HTML', reason: `not an HTML page (${res.contentType || 'no content type'})` };
+}
+
+/** 404 and 410: the page is gone, and a sync removes it (a 5xx or timeout removes nothing). */
+export function isGone(status: number): boolean {
+  return status === 404 || status === 410;
 }
 
 /** Decodes an HTML body with the charset of its Content-Type or `<meta>`, UTF-8 otherwise. */
@@ -79,5 +85,6 @@ export function pageDocument(res: FetchResponse, extract: ExtractFn): LoadedDocu
     content: page.markdown,
     title: page.title || new URL(res.url).pathname,
     link: key,
+    version: responseVersion(res, key),
   };
 }

@@ -3,6 +3,7 @@ import {
   KbqaError,
   type FetchResponse,
   type LoadedDocument,
+  type PageVersion,
   type SkipCode,
   type WebFetcher,
 } from '@kbqa/core';
@@ -20,11 +21,40 @@ export async function fetchSitePage(
   url: string,
   signal: AbortSignal,
   maxBytes?: number,
+  known?: PageVersion,
 ): Promise<FetchResponse> {
   if (!(await fetcher.isAllowedByRobots(url, signal))) {
     throw new KbqaError('FETCH_REFUSED', `disallowed by robots.txt: ${url}`);
   }
-  return fetcher.fetch(url, { signal, accept: HTML_ACCEPT, ...(maxBytes !== undefined ? { maxBytes } : {}) });
+  const headers = conditionalHeaders(known);
+  return fetcher.fetch(url, {
+    signal,
+    accept: HTML_ACCEPT,
+    ...(maxBytes !== undefined ? { maxBytes } : {}),
+    ...(headers ? { headers } : {}),
+  });
+}
+
+/**
+ * The headers of a conditional request for a page fetched before (`If-None-Match` from its
+ * ETag, `If-Modified-Since` from its Last-Modified): an unchanged page then answers 304 without
+ * a body. Undefined when nothing is known.
+ */
+export function conditionalHeaders(known: PageVersion | undefined): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  if (known?.etag) headers['if-none-match'] = known.etag;
+  if (known?.lastModified) headers['if-modified-since'] = known.lastModified;
+  return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
+/** What a later sync of a fetched page compares against: its validators and where it came from. */
+export function responseVersion(res: FetchResponse, source: string, links?: string[]): PageVersion {
+  const version: PageVersion = {};
+  if (res.url !== source) version.url = res.url;
+  if (res.headers['etag']) version.etag = res.headers['etag'];
+  if (res.headers['last-modified']) version.lastModified = res.headers['last-modified'];
+  if (links) version.links = links;
+  return version;
 }
 
 /** Why an extracted page has nothing worth indexing, or undefined when it has. */
@@ -83,8 +113,20 @@ export class SitePageIndex {
   private readonly indexed = new Set<string>();
   private readonly contents = new SeenContent();
 
-  /** Indexes `page` (fetched from `pageUrl` after redirects, on `origin`) or says why not. */
-  accept(page: ExtractedPage, pageUrl: string, origin: string): SitePageOutcome {
+  /**
+   * Records a page a sync found unchanged (a 304) under its source and the URL it was fetched
+   * from, so that another URL of it is still a duplicate.
+   */
+  keep(source: string, pageUrl: string): void {
+    this.indexed.add(source);
+    this.indexed.add(pageUrl);
+  }
+
+  /**
+   * Indexes `page` (fetched from `pageUrl` after redirects, on `origin`) or says why not; `res`
+   * gives the document its version (validators and links) for the next sync.
+   */
+  accept(page: ExtractedPage, pageUrl: string, origin: string, res?: FetchResponse): SitePageOutcome {
     const canonical = usableCanonical(page.canonicalUrl, pageUrl);
     const key = sitePageKey(canonical, pageUrl, origin);
     if (this.indexed.has(key) || this.indexed.has(pageUrl))
@@ -101,6 +143,7 @@ export class SitePageIndex {
         content: page.markdown,
         title: page.title || new URL(pageUrl).pathname,
         link: key,
+        ...(res ? { version: responseVersion(res, key, page.links) } : {}),
       },
     };
   }

@@ -278,7 +278,7 @@ describe(DocusaurusLoader.name, () => {
         '/docs/app': 'NO_CONTENT no extractable text; the page needs JavaScript',
         '/docs/manual.pdf': 'NOT_HTML not an HTML page (.pdf link, not fetched)',
         '/docs/data': 'NOT_HTML not an HTML page (application/json)',
-        '/docs/gone': 'FAILED HTTP 404',
+        '/docs/gone': 'GONE HTTP 404',
       });
       expect(reasonOf(result, 'http://other.test/maps/x.xml')).toEqual(
         expect.stringContaining('nested sitemap on another host'),

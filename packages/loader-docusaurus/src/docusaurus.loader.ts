@@ -2,6 +2,7 @@ import {
   KbqaError,
   skipCodeOf,
   type FetchResponse,
+  type KnownSource,
   type LoadContext,
   type LoadedDocument,
   type LoadRequest,
@@ -74,10 +75,16 @@ export class DocusaurusLoader implements SourceLoader {
     const indexed = new SitePageIndex();
     let done = 0;
     let yielded = 0;
+    let kept = 0;
     let closed = false;
     const load = async (url: string): Promise<LoadedDocument | undefined> => {
       try {
-        return await this.page(url, indexed, skip, signal);
+        const known = context.known?.(url);
+        const outcome = await this.page(url, indexed, skip, signal, known);
+        if (outcome !== 'unchanged') return outcome;
+        kept += 1;
+        if (known) context.unchanged?.(known.source);
+        return undefined;
       } finally {
         done += 1;
         // A consumer that stopped early hears nothing from pages still in flight.
@@ -93,7 +100,7 @@ export class DocusaurusLoader implements SourceLoader {
     } finally {
       closed = true;
     }
-    if (yielded === 0) {
+    if (yielded === 0 && kept === 0) {
       throw new KbqaError(
         'NO_CONTENT',
         `none of the ${pages.length} pages of ${sitemapUrl} had extractable text`,
@@ -261,15 +268,20 @@ export class DocusaurusLoader implements SourceLoader {
     pages: SitePageIndex,
     skip: (item: SkippedItem) => void,
     signal: AbortSignal,
-  ): Promise<LoadedDocument | undefined> {
+    known?: KnownSource,
+  ): Promise<LoadedDocument | 'unchanged' | undefined> {
     let res: FetchResponse;
     try {
-      res = await fetchSitePage(this.site.fetcher, url, signal, this.site.maxPageBytes);
+      res = await fetchSitePage(this.site.fetcher, url, signal, this.site.maxPageBytes, known?.version);
     } catch (error) {
       if (signal.aborted) throw abortedError();
       const err = KbqaError.from(error);
       skip({ url, code: skipCodeOf(err), reason: err.message });
       return undefined;
+    }
+    if (known && res.status === 304) {
+      pages.keep(known.source, url);
+      return 'unchanged';
     }
     const finalUrl = normalizeUrl(res.url) ?? url;
     const origin = new URL(url).origin;
@@ -289,7 +301,7 @@ export class DocusaurusLoader implements SourceLoader {
       skip({ url, code: 'FAILED', reason: `extraction failed: ${KbqaError.from(error).message}` });
       return undefined;
     }
-    const outcome = pages.accept(page, finalUrl, origin);
+    const outcome = pages.accept(page, finalUrl, origin, res);
     if ('skipped' in outcome) {
       skip({ url, code: outcome.code, reason: outcome.skipped });
       return undefined;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdtemp, open, rm } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -127,11 +128,22 @@ export class GithubLoader implements SourceLoader {
           skip(file.path, 'LIMIT', `more than ${this.maxFiles} documentation files`);
           continue;
         }
-        const text = await this.readText(file.absolute, (code, reason) => skip(file.path, code, reason));
-        if (text !== undefined) {
-          const { markdown, title } = convertMarkup(text, file.markup);
+        const read = await this.readText(file.absolute, (code, reason) => skip(file.path, code, reason));
+        // During a sync, a file whose git blob id is the one stored is unchanged: not converted again.
+        const known = read ? context.known?.(link) : undefined;
+        if (read && known?.version.blob === read.blob) {
+          context.unchanged?.(known.source);
+        } else if (read) {
+          const { markdown, title } = convertMarkup(read.text, file.markup);
           if (markdown === '') skip(file.path, 'NO_CONTENT', 'no text');
-          else yield { source: link, link, title: title ?? basename(file.path), content: markdown };
+          else
+            yield {
+              source: link,
+              link,
+              title: title ?? basename(file.path),
+              content: markdown,
+              version: { blob: read.blob },
+            };
         }
         context.progress({ step: 'SCRAPING', current, total, message: file.path });
       }
@@ -146,11 +158,14 @@ export class GithubLoader implements SourceLoader {
     return `${repo.webUrl}/blob/main/${path.split('/').map(encodeURIComponent).join('/')}`;
   }
 
-  /** Reads a file as UTF-8 unless it is too large or binary; `O_NOFOLLOW` keeps symlinks out. */
+  /**
+   * Reads a file as UTF-8 unless it is too large or binary, with its git blob id (what a sync
+   * compares); `O_NOFOLLOW` keeps symlinks out.
+   */
   private async readText(
     path: string,
     skip: (code: SkipCode, reason: string) => void,
-  ): Promise<string | undefined> {
+  ): Promise<{ text: string; blob: string } | undefined> {
     const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
       const { size } = await handle.stat();
@@ -163,7 +178,7 @@ export class GithubLoader implements SourceLoader {
         skip('NOT_HTML', 'binary file');
         return undefined;
       }
-      return buffer.toString('utf8');
+      return { text: buffer.toString('utf8'), blob: gitBlobId(buffer) };
     } finally {
       await handle.close();
     }
@@ -183,4 +198,9 @@ export function pinnedResolve(
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const list = addresses.map((a) => (a.family === 6 ? `[${a.address}]` : a.address)).join(',');
   return `${host}:${port}:${list}`;
+}
+
+/** The id git gives a file's content: sha1 of `blob <size>\0` and the bytes. */
+export function gitBlobId(content: Buffer): string {
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
 }

@@ -8,10 +8,17 @@ import {
   type SourceLoader,
   type WebFetcher,
 } from '@kbqa/core';
-import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from '@kbqa/html';
+import {
+  conditionalHeaders,
+  defaultExtract,
+  HTML_ACCEPT,
+  isGone,
+  pageDocument,
+  type ExtractFn,
+} from '@kbqa/html';
 import { readSitemap, type SitemapLimits } from './sitemap.reader';
 
-export interface SitemapLoaderOptions extends Omit<SitemapLimits, 'onSkipped'> {
+export interface SitemapLoaderOptions extends Omit<SitemapLimits, 'onSkipped' | 'onLastmod'> {
   /** The API passes @kbqa/fetcher's SafeFetcher; robots.txt, crawl-delay and address policy apply through it. */
   fetcher: WebFetcher;
   /** HTML to markdown; @kbqa/html's `extractContent` by default. */
@@ -23,7 +30,11 @@ export interface SitemapLoaderOptions extends Omit<SitemapLimits, 'onSkipped'> {
 }
 
 type PageResult =
-  { ok: true; url: string; document: LoadedDocument } | { ok: false; url: string; error: KbqaError };
+  | { ok: true; url: string; document: LoadedDocument }
+  | { ok: false; url: string; error: KbqaError }
+  /** A sync found it unchanged (same lastmod, or a 304) or gone (404, 410). */
+  | { ok: 'unchanged'; url: string; source: string }
+  | { ok: 'gone'; url: string; status: number };
 
 /**
  * Ingests every page a sitemap (or sitemap index) lists: one document per HTML page, with
@@ -33,7 +44,7 @@ export class SitemapLoader implements SourceLoader {
   readonly type = 'sitemap' as const;
   private readonly fetcher: WebFetcher;
   private readonly extract: ExtractFn;
-  private readonly limits: Omit<SitemapLimits, 'onSkipped'>;
+  private readonly limits: Omit<SitemapLimits, 'onSkipped' | 'onLastmod'>;
   private readonly maxPageBytes: number | undefined;
   private readonly pageConcurrency: number;
 
@@ -70,7 +81,9 @@ export class SitemapLoader implements SourceLoader {
     let discovered = 0;
     let done = 0;
     let yielded = 0;
+    let kept = 0;
     const links = new Set<string>();
+    const lastmods = new Map<string, string>();
     const inFlight: Array<Promise<PageResult>> = [];
     context.progress({ step: 'SCRAPING', current: 0, total: 0, message: `reading sitemap ${request.url}` });
 
@@ -78,7 +91,14 @@ export class SitemapLoader implements SourceLoader {
       done += 1;
       let message: string;
       let document: LoadedDocument | undefined;
-      if (!result.ok) {
+      if (result.ok === 'unchanged') {
+        context.unchanged?.(result.source);
+        kept += 1;
+        message = result.source;
+      } else if (result.ok === 'gone') {
+        skipped(result.url, 'GONE', `HTTP ${result.status}`);
+        message = `gone ${result.url}`;
+      } else if (!result.ok) {
         // A cancelled task ends the load instead of skipping every remaining page.
         if (signal.aborted || result.error.code === 'ABORTED') throw result.error;
         skipped(result.url, skipCodeOf(result.error), result.error.message);
@@ -100,7 +120,11 @@ export class SitemapLoader implements SourceLoader {
     const pages = readSitemap(
       request.url,
       this.fetcher,
-      { ...this.limits, onSkipped: (s) => skipped(s.url, s.code, s.reason) },
+      {
+        ...this.limits,
+        onSkipped: (s) => skipped(s.url, s.code, s.reason),
+        onLastmod: (page, lastmod) => lastmods.set(page, lastmod),
+      },
       signal,
     );
     // The whole list first: it is small next to the pages, and progress then shows the real total
@@ -115,7 +139,7 @@ export class SitemapLoader implements SourceLoader {
       message: `${discovered} pages listed`,
     });
     for (const pageUrl of pageUrls) {
-      inFlight.push(this.loadPage(pageUrl, signal));
+      inFlight.push(this.loadPage(pageUrl, lastmods.get(pageUrl), context));
       if (inFlight.length >= this.pageConcurrency) {
         const document = settle(await inFlight.shift()!);
         if (document) {
@@ -133,7 +157,7 @@ export class SitemapLoader implements SourceLoader {
     }
     throwIfAborted(signal);
     if (discovered === 0) throw new KbqaError('NO_CONTENT', `sitemap ${request.url} lists no pages`);
-    if (yielded === 0) {
+    if (yielded === 0 && kept === 0) {
       throw new KbqaError(
         'NO_CONTENT',
         `none of the ${discovered} pages of sitemap ${request.url} had extractable content`,
@@ -141,15 +165,32 @@ export class SitemapLoader implements SourceLoader {
     }
   }
 
-  /** Never rejects: failures come back as results so pages in flight cannot go unhandled. */
-  private async loadPage(url: string, signal: AbortSignal): Promise<PageResult> {
+  /**
+   * Never rejects: failures come back as results so pages in flight cannot go unhandled. During
+   * a sync, a page whose sitemap `lastmod` is the one stored is not fetched at all, and the
+   * others are asked for conditionally.
+   */
+  private async loadPage(
+    url: string,
+    lastmod: string | undefined,
+    context: LoadContext,
+  ): Promise<PageResult> {
+    const known = context.known?.(url);
+    if (known && lastmod && known.version.lastmod === lastmod)
+      return { ok: 'unchanged', url, source: known.source };
     try {
+      const headers = conditionalHeaders(known?.version);
       const res = await this.fetcher.fetch(url, {
-        signal,
+        signal: context.signal,
         accept: HTML_ACCEPT,
         ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
+        ...(headers ? { headers } : {}),
       });
-      return { ok: true, url, document: pageDocument(res, this.extract) };
+      if (known && res.status === 304) return { ok: 'unchanged', url, source: known.source };
+      if (known && isGone(res.status)) return { ok: 'gone', url, status: res.status };
+      const document = pageDocument(res, this.extract);
+      if (lastmod) document.version = { ...document.version, lastmod };
+      return { ok: true, url, document };
     } catch (error) {
       return { ok: false, url, error: KbqaError.from(error) };
     }

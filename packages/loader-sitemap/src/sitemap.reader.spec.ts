@@ -162,7 +162,14 @@ describe('parseSitemap', () => {
     expect(parseSitemap('\uFEFF<urlset><url><loc> https://a.example/p </loc></url></urlset>', 'x')).toEqual({
       kind: 'urlset',
       locations: ['https://a.example/p'],
+      lastmods: new Map(),
     });
+    expect(
+      parseSitemap(
+        '<urlset><url><loc>https://a.example/p</loc><lastmod>2026-11-01</lastmod></url><url><loc>https://a.example/q</loc></url></urlset>',
+        'x',
+      ).lastmods,
+    ).toEqual(new Map([['https://a.example/p', '2026-11-01']]));
   });
 
   it('decodes only predefined entities and character references', () => {

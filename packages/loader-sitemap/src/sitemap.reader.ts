@@ -17,6 +17,8 @@ export interface SitemapLimits {
   maxDepth?: number;
   /** Told about each nested sitemap or URL passed over, and why. */
   onSkipped?: (item: SkippedItem) => void;
+  /** Called with an entry's `<lastmod>` just before its page URL is yielded (a sync compares it). */
+  onLastmod?: (page: string, lastmod: string) => void;
 }
 
 const DEFAULTS = {
@@ -49,6 +51,8 @@ export function looksLikeSitemap(body: string): boolean {
 interface ParsedSitemap {
   kind: 'index' | 'urlset';
   locations: string[];
+  /** `<lastmod>` by `<loc>`, for entries that carry one. */
+  lastmods?: Map<string, string>;
 }
 
 /**
@@ -113,6 +117,8 @@ export async function* readSitemap(
           return;
         }
         seenPages.add(page);
+        const lastmod = parsed.lastmods?.get(loc);
+        if (lastmod) limits.onLastmod?.(page, lastmod);
         yield page;
       }
       continue;
@@ -192,7 +198,8 @@ export function parseSitemap(text: string, url: string): ParsedSitemap {
   const index = record['sitemapindex'];
   if (index !== undefined) return { kind: 'index', locations: locations(index, 'sitemap') };
   const urlset = record['urlset'];
-  if (urlset !== undefined) return { kind: 'urlset', locations: locations(urlset, 'url') };
+  if (urlset !== undefined)
+    return { kind: 'urlset', locations: locations(urlset, 'url'), lastmods: lastmods(urlset) };
   throw new KbqaError('UNSUPPORTED', `${url} is not a sitemap (no <urlset> or <sitemapindex>)`);
 }
 
@@ -205,6 +212,21 @@ function locations(container: unknown, entry: 'url' | 'sitemap'): string[] {
     const loc =
       typeof item === 'object' && item !== null ? (item as Record<string, unknown>)['loc'] : undefined;
     if (typeof loc === 'string' && loc.trim()) found.push(decodeXmlText(loc.trim()));
+  }
+  return found;
+}
+
+/** `<lastmod>` of each `<url>` that has one, by its decoded `<loc>`. */
+function lastmods(container: unknown): Map<string, string> {
+  const found = new Map<string, string>();
+  if (typeof container !== 'object' || container === null) return found;
+  const entries = (container as Record<string, unknown>)['url'];
+  if (!Array.isArray(entries)) return found;
+  for (const item of entries) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { loc, lastmod } = item as Record<string, unknown>;
+    if (typeof loc === 'string' && typeof lastmod === 'string' && lastmod.trim())
+      found.set(decodeXmlText(loc.trim()), lastmod.trim());
   }
   return found;
 }

@@ -6,7 +6,14 @@ import {
   type SourceLoader,
   type WebFetcher,
 } from '@kbqa/core';
-import { defaultExtract, HTML_ACCEPT, pageDocument, type ExtractFn } from '@kbqa/html';
+import {
+  conditionalHeaders,
+  defaultExtract,
+  HTML_ACCEPT,
+  isGone,
+  pageDocument,
+  type ExtractFn,
+} from '@kbqa/html';
 
 export interface UrlLoaderOptions {
   /** The API passes @kbqa/fetcher's SafeFetcher; robots.txt and address policy apply through it. */
@@ -38,11 +45,21 @@ export class UrlLoader implements SourceLoader {
     const url = parsePageUrl(request.url);
     if (context.signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
     context.progress({ step: 'SCRAPING', current: 0, total: 1, message: url.href });
+    // During a sync: asked conditionally, and a 304 keeps the page, a 404 or 410 removes it.
+    const known = context.known?.(url.href);
+    const headers = conditionalHeaders(known?.version);
     const res = await this.fetcher.fetch(url.href, {
       signal: context.signal,
       accept: HTML_ACCEPT,
       ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}),
+      ...(headers ? { headers } : {}),
     });
+    if (known && (res.status === 304 || isGone(res.status))) {
+      if (res.status === 304) context.unchanged?.(known.source);
+      else context.skipped?.({ url: url.href, code: 'GONE', reason: `HTTP ${res.status}` });
+      context.progress({ step: 'SCRAPING', current: 1, total: 1, message: res.url });
+      return;
+    }
     const document = pageDocument(res, this.extract);
     context.progress({ step: 'SCRAPING', current: 1, total: 1, message: res.url });
     yield document;

@@ -85,6 +85,8 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     let scheduled = 0;
     let done = 0;
     let yielded = 0;
+    /** Pages a sync found unchanged (304): kept in the index, not yielded. */
+    let kept = 0;
     let startError: KbqaError | undefined;
 
     const passesFilters = (url: string): string | undefined => {
@@ -125,13 +127,29 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     const crawl = async (target: Target): Promise<LoadedDocument | undefined> => {
       const isStart = target.url === start && target.depth === 0;
       let res: FetchResponse;
+      const known = context.known?.(target.url);
       try {
-        res = await fetchSitePage(this.site.fetcher, target.url, signal, this.site.maxPageBytes);
+        res = await fetchSitePage(
+          this.site.fetcher,
+          target.url,
+          signal,
+          this.site.maxPageBytes,
+          known?.version,
+        );
       } catch (error) {
         if (signal.aborted) throw abortedError();
         const err = KbqaError.from(error);
         if (isStart) startError = err;
         skip({ url: target.url, code: skipCodeOf(err), reason: err.message });
+        return undefined;
+      }
+      if (known && res.status === 304) {
+        // Unchanged since the last sync: kept as it is, and its stored links are followed.
+        seen.add(known.source);
+        pages.keep(known.source, target.url);
+        discover(known.version.links ?? [], target.depth + 1);
+        kept += 1;
+        context.unchanged?.(known.source);
         return undefined;
       }
       const finalUrl = normalizeUrl(res.url) ?? target.url;
@@ -178,7 +196,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         });
         return undefined;
       }
-      const outcome = pages.accept(page, finalUrl, origin);
+      const outcome = pages.accept(page, finalUrl, origin, res);
       if ('skipped' in outcome) {
         skip({ url: finalUrl, code: outcome.code, reason: outcome.skipped });
         return undefined;
@@ -253,7 +271,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       closed = true;
       signal.removeEventListener('abort', onAbort);
     }
-    if (yielded === 0) {
+    if (yielded === 0 && kept === 0) {
       if (startError) throw startError;
       throw new KbqaError('NO_CONTENT', `no page with extractable text found from ${start}`);
     }

@@ -11,6 +11,7 @@ import { AnswerModule } from './answer/answer.module';
 import { ChatModule } from './chat/chat.module';
 import { HealthController } from './health/health.controller';
 import { IngestionModule } from './ingestion/ingestion.module';
+import { IndexesModule } from './indexes/indexes.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RetrievalModule } from './retrieval/retrieval.module';
 import { SourcesController } from './sources/sources.controller';
@@ -28,6 +29,7 @@ export class AppModule {
         ProjectsModule,
         RetrievalModule,
         IngestionModule,
+        IndexesModule.withQueue(),
         ChatModule,
       ],
       controllers: [HealthController, SourcesController],

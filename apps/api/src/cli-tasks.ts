@@ -42,9 +42,17 @@ export async function showTask(
       : task.success
         ? 'succeeded'
         : `failed: ${task.errorCode ?? 'ERROR'}: ${task.error ?? ''}`;
+  const c = stats.counts;
   const lines = [
     `task ${task.id} (${task.kind}, project ${task.projectId}) ${outcome}`,
     `${stats.sources ?? 0} indexed, ${skippedCount} skipped, ${stats.chunks ?? 0} chunks`,
+    ...(c
+      ? [
+          `pages: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${c.removed} removed, ` +
+            `${c.failed} failed`,
+        ]
+      : []),
+    ...(stats.note ? [`note: ${stats.note}`] : []),
     ...indexed.map((url) => `indexed\t${url}`),
     ...skipped.map((s) => `skipped\t${s.url}\t${s.code ?? '-'}\t${s.reason}`),
   ];
@@ -63,6 +71,8 @@ export async function showTask(
       chunks: stats.chunks ?? 0,
       indexed_count: stats.sources ?? 0,
       skipped_count: skippedCount,
+      ...(c ? { counts: c } : {}),
+      note: stats.note ?? null,
       indexed,
       skipped,
       created_at: task.createdAt,

@@ -4,13 +4,17 @@ import { AnswerModule } from './answer/answer.module';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { IngestionModule } from './ingestion/ingestion.module';
+import { IndexesModule } from './indexes/indexes.module';
 import { ProjectsModule } from './projects/projects.module';
 
 /** What the command-line tool needs: configuration, the database and projects/keys. */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), DatabaseModule, ProjectsModule] };
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, ProjectsModule, IndexesModule.withoutQueue()],
+    };
   }
 }
 
@@ -25,6 +29,7 @@ export class WorkerModule {
         DatabaseModule,
         AnswerModule,
         IngestionModule,
+        IndexesModule.withQueue(),
       ],
     };
   }

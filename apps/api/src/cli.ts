@@ -8,6 +8,9 @@ import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
 import { pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
+import { indexesCommand } from './cli-indexes';
+import { intArg, UsageError } from './cli-args';
+import { IndexesService } from './indexes/indexes.service';
 import { ProjectsService } from './projects/projects.service';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
@@ -15,8 +18,6 @@ interface Output {
   text: string;
   json: unknown;
 }
-
-class UsageError extends Error {}
 
 const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
 
@@ -29,6 +30,11 @@ const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
   keys revoke <key-id>                      revoke a key
   worker                                    run ingestion workers only (needs REDIS_URL)
   tasks show <task-id>                      what an ingestion task did: every URL indexed or skipped, and why
+  indexes list --project <id>               a project's indexes (one per ingestData root): pages, auto sync, last sync
+  indexes show <index-id>                   one index
+  indexes sync <index-id> --on|--off        switch auto sync (every KBQA_SYNC_INTERVAL, default 24h)
+  indexes resync <index-id>                 sync an index now (only what changed is fetched and embedded)
+  indexes delete <index-id>                 delete an index with every page it brought in
   models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
@@ -54,12 +60,6 @@ function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, s
     } else positional.push(arg);
   }
   return { positional, flags };
-}
-
-function intArg(value: string | true | undefined, what: string): number {
-  const n = typeof value === 'string' ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${what} must be a positive integer`);
-  return n;
 }
 
 async function withContext<T>(
@@ -181,6 +181,7 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
       };
     }
     if (group === 'tasks' && action === 'show') return showTask(ctx, intArg(arg, 'task id'));
+    if (group === 'indexes') return indexesCommand(ctx.get(IndexesService), action, arg, flags);
     if (group === 'keys' && action === 'revoke') {
       const k = await projects.revokeKey(intArg(arg, 'key id'));
       return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };

@@ -58,6 +58,11 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
       success: true,
       indexed: urls.length,
       skipped: expect.any(Number),
+      added: urls.length,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+      failed: 0,
     });
     // Guides are linked from every page but excluded by include_paths.
     const report = JSON.parse(
@@ -94,7 +99,14 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
 
   it('ingests one page with type url, and every page of a sitemap with type sitemap', async () => {
     const one = await ingest({ url: `${plain.origin}/docs/guides/testing`, type: 'url' });
-    expect(one.result).toEqual({ error: '', project_id: p.id, success: true, indexed: 1, skipped: 0 });
+    expect(one.result).toEqual({
+      error: '',
+      project_id: p.id,
+      success: true,
+      indexed: 1,
+      skipped: 0,
+      ...{ added: 1, updated: 0, unchanged: 0, removed: 0, failed: 0 },
+    });
     const sitemapSite = await startSiteServer({
       pages: renderDocsSite(CORPUS),
       handle: (_req, res, path) => {

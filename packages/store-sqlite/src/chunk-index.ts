@@ -2,6 +2,8 @@ import { writeTransaction } from './write-transaction';
 import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ChunkStore,
+  IndexedSource,
+  PageVersion,
   ReplaceSourceInput,
   ReplaceSourceResult,
   SearchHit,
@@ -77,9 +79,25 @@ export class SqliteChunkIndex implements ChunkStore {
         'SELECT source_id AS id FROM chunks WHERE project_id = ? AND link = ? LIMIT 1',
       ),
       insertSource: db.prepare(
-        'INSERT INTO sources (project_id, source, kind, date_added, updated_at) VALUES (?, ?, ?, ?, ?)',
+        `INSERT INTO sources (project_id, source, kind, date_added, updated_at, index_id, version, content_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      touchSource: db.prepare('UPDATE sources SET kind = ?, updated_at = ? WHERE id = ?'),
+      touchSource: db.prepare(
+        'UPDATE sources SET kind = ?, updated_at = ?, index_id = ?, version = ?, content_hash = ? WHERE id = ?',
+      ),
+      keepSource: db.prepare('UPDATE sources SET index_id = ?, version = coalesce(?, version) WHERE id = ?'),
+      indexSources: db.prepare<
+        [number, number],
+        { id: number; source: string; content_hash: string | null; version: string | null }
+      >(
+        'SELECT id, source, content_hash, version FROM sources WHERE project_id = ? AND index_id = ? ORDER BY id',
+      ),
+      sourceOfProject: db.prepare<[number, number], { id: number }>(
+        'SELECT id FROM sources WHERE id = ? AND project_id = ?',
+      ),
+      countIndexSources: db.prepare<[number], { index_id: number; n: number }>(
+        'SELECT index_id, count(*) AS n FROM sources WHERE project_id = ? AND index_id IS NOT NULL GROUP BY index_id',
+      ),
       deleteFtsOfSource: db.prepare(
         'DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)',
       ),
@@ -117,6 +135,8 @@ export class SqliteChunkIndex implements ChunkStore {
     return writeTransaction(this.db, (): ReplaceSourceResult => {
       const now = nowTimestamp();
       const existing = this.stmt.findSource.get(input.projectId, input.source);
+      const version = input.version ? JSON.stringify(input.version) : null;
+      const hash = input.contentHash ?? null;
       let sourceId: number;
       // Vectors of chunks whose embedded text is unchanged are carried over, not re-embedded.
       let carried = new Map<string, Buffer>();
@@ -124,10 +144,19 @@ export class SqliteChunkIndex implements ChunkStore {
         sourceId = existing.id;
         carried = this.vectors.vectorsBySourceHash(sourceId);
         this.clearSource(sourceId);
-        this.stmt.touchSource.run(input.kind, now, sourceId);
+        this.stmt.touchSource.run(input.kind, now, input.indexId ?? null, version, hash, sourceId);
       } else {
         sourceId = Number(
-          this.stmt.insertSource.run(input.projectId, input.source, input.kind, now, now).lastInsertRowid,
+          this.stmt.insertSource.run(
+            input.projectId,
+            input.source,
+            input.kind,
+            now,
+            now,
+            input.indexId ?? null,
+            version,
+            hash,
+          ).lastInsertRowid,
         );
       }
       const chunkIds: number[] = [];
@@ -230,6 +259,38 @@ export class SqliteChunkIndex implements ChunkStore {
       kind: r.kind,
       dateAdded: withUtcOffset(r.date_added),
     }));
+  }
+
+  indexSources(projectId: number, indexId: number): IndexedSource[] {
+    return this.stmt.indexSources.all(projectId, indexId).map((r) => ({
+      id: r.id,
+      source: r.source,
+      contentHash: r.content_hash,
+      version: r.version ? (JSON.parse(r.version) as PageVersion) : {},
+    }));
+  }
+
+  keepSource(sourceId: number, indexId: number, version: PageVersion | undefined): void {
+    writeTransaction(this.db, () => {
+      this.stmt.keepSource.run(indexId, version ? JSON.stringify(version) : null, sourceId);
+    });
+  }
+
+  deleteSourcesById(projectId: number, sourceIds: number[]): number {
+    return writeTransaction(this.db, () => {
+      let removed = 0;
+      for (const id of sourceIds) {
+        if (!this.stmt.sourceOfProject.get(id, projectId)) continue;
+        this.clearSource(id);
+        this.stmt.deleteSourceRow.run(id);
+        removed += 1;
+      }
+      return removed;
+    });
+  }
+
+  countIndexSources(projectId: number): Map<number, number> {
+    return new Map(this.stmt.countIndexSources.all(projectId).map((r) => [r.index_id, r.n]));
   }
 
   countChunks(projectId: number): number {

@@ -18,3 +18,15 @@ export function formatMicros(micros: number): string {
 export function withUtcOffset(timestamp: string): string {
   return `${timestamp}+00:00`;
 }
+
+/** The stored form of a moment `ms` milliseconds after the epoch. */
+export function timestampAt(ms: number): string {
+  return formatMicros(Math.floor(ms) * 1000);
+}
+
+/** A stored timestamp as ISO 8601 UTC with milliseconds (`2026-11-25T10:00:00.000Z`). */
+export function isoUtc(timestamp: string): string;
+export function isoUtc(timestamp: string | null): string | null;
+export function isoUtc(timestamp: string | null): string | null {
+  return timestamp === null ? null : `${timestamp.slice(0, 23)}Z`;
+}

@@ -41,6 +41,8 @@ export interface AppConfig {
    * this long, up to twice it).
    */
   queueStallMs: number;
+  /** How often an index with auto sync on is re-synced (KBQA_SYNC_INTERVAL, default 24 h). */
+  syncIntervalMs: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
   embedding: { model: string; modelsDir: string; offline: boolean; remoteHost: string | undefined };
   llm:
@@ -79,6 +81,23 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new KbqaError('CONFIG_INVALID', `${name} must be true or false, got "${env[name]}"`);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `24h`, `90m`, `5s` or `1500ms` (a bare number is milliseconds). */
+export function duration(env: Env, name: string, fallbackMs: number, minMs: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallbackMs;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(raw);
+  const ms = m ? Number(m[1]) * DURATION_UNITS[(m[2] ?? 'ms').toLowerCase()]! : NaN;
+  if (!Number.isFinite(ms) || ms < minMs) {
+    throw new KbqaError(
+      'CONFIG_INVALID',
+      `${name} must be a duration of at least ${minMs} ms such as 24h, 30m or 5s, got "${raw}"`,
+    );
+  }
+  return Math.round(ms);
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -136,6 +155,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       authFailPerMin: int(env, 'KBQA_RATE_FAILED_KEYS_PER_MIN', 30, 0, 1_000_000),
     },
     trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
+    syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

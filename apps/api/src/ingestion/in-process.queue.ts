@@ -122,3 +122,23 @@ export class InProcessQueue implements IngestionQueue {
     }
   }
 }
+
+/**
+ * The queue of a process without workers and without Redis (KBQA_WORKER=0): it runs nothing. A
+ * task it is given stays pending in the database, where a process with workers finds it.
+ */
+export class HandOffQueue implements IngestionQueue {
+  readonly kind = 'in-process' as const;
+
+  enqueue(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  health(): Promise<QueueHealth> {
+    return Promise.resolve({ state: 'ok' });
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

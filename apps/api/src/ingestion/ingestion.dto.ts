@@ -171,5 +171,11 @@ export type IngestionStatusResponse =
         indexed: number;
         /** Pages, files or sitemap entries passed over (`kbqa tasks show <id>` says why). */
         skipped: number;
+        /** `ingestData` tasks: what the load or sync did to the index's pages. */
+        added?: number;
+        updated?: number;
+        unchanged?: number;
+        removed?: number;
+        failed?: number;
       };
     };

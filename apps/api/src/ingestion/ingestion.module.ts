@@ -12,7 +12,7 @@ import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { RetrievalModule } from '../retrieval/retrieval.module';
 import { BullmqQueue } from './bullmq.queue';
-import { InProcessQueue } from './in-process.queue';
+import { HandOffQueue, InProcessQueue } from './in-process.queue';
 import { INGESTION_QUEUE, type IngestionQueue } from './ingestion-queue';
 import { IngestionController } from './ingestion.controller';
 import { IngestionRunner } from './ingestion.runner';
@@ -51,12 +51,12 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
-   * The database is the truth and a BullMQ job only carries a task id, so every process on the
-   * queue periodically re-adds the jobs of tasks still pending (a no-op for a job that exists:
-   * its id is the task's). The in-process queue lives and dies with this process: nothing to do.
+   * The database is the truth and a queue only carries task ids, so every process with workers
+   * periodically queues again the tasks still pending (a no-op for a task already queued): a
+   * BullMQ job lost with a Redis restart, or a task another process created without a queue
+   * (`kbqa indexes resync`, an API process with KBQA_WORKER=0 and no Redis).
    */
   private startReconciling(): void {
-    if (this.queue.kind !== 'bullmq') return;
     this.reconcileTimer = setInterval(() => {
       if (this.reconciling) return;
       this.reconciling = true;
@@ -117,7 +117,9 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
               queueName: config.queueName,
               stallMs: config.queueStallMs,
             })
-          : new InProcessQueue(runner, config.queueConcurrency),
+          : config.runWorkers
+            ? new InProcessQueue(runner, config.queueConcurrency)
+            : new HandOffQueue(),
     },
   ],
   exports: [INGESTION_QUEUE, IngestionService],

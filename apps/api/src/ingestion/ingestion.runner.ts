@@ -5,7 +5,9 @@ import {
   type ChunkDraft,
   type ChunkStore,
   type IndexedDocument,
+  type IndexedSource,
   KbqaError,
+  type KnownSource,
   type LoadedDocument,
   type LoadRequest,
   type ReplaceSourceInput,
@@ -13,8 +15,9 @@ import {
   type SourceType,
   type SkipCode,
   type SkippedItem,
+  sourceContentHash,
 } from '@kbqa/core';
-import { IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
+import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
@@ -59,7 +62,31 @@ export interface TaskStats {
   skipped: Array<{ url: string; code?: SkipCode; reason: string }>;
   /** Skipped items in all, including those beyond the list's cap. */
   skippedCount: number;
+  /** `ingestData` tasks: what the load or sync did to the index's pages. */
+  counts?: SyncCounts;
+  /** Why pages the sync did not see were kept (it stopped at a limit or met failures). */
+  note?: string;
 }
+
+/** What a load or sync of an index did, page by page. */
+export interface SyncCounts {
+  /** Pages new to the index. */
+  added: number;
+  /** Pages whose content changed: chunked again, only changed chunks embedded again. */
+  updated: number;
+  /** Pages the same as before (304, same lastmod or blob id, same content): left as they were. */
+  unchanged: number;
+  /** Pages gone from the site (404 or 410, or absent from a complete load). */
+  removed: number;
+  /** Pages that could not be fetched or read this time (kept if the index had them). */
+  failed: number;
+}
+
+/**
+ * Skip codes after which a load is not a complete view of the site: pages it did not see may
+ * still exist, so only pages seen gone (404, 410) are removed.
+ */
+const INCOMPLETE_CODES: ReadonlySet<SkipCode> = new Set(['LIMIT', 'FAILED', 'ROBOTS']);
 
 /** Longest list of indexed or skipped items kept per task (a 10,000-page crawl fits). */
 const MAX_LISTED = 20_000;
@@ -73,6 +100,7 @@ const MAX_LISTED = 20_000;
 export class IngestionRunner implements TaskRunner {
   private readonly logger = new Logger(IngestionRunner.name);
   private readonly tasks: Repository<IngestionTaskEntity>;
+  private readonly indexes: Repository<IndexEntity>;
 
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
@@ -84,6 +112,7 @@ export class IngestionRunner implements TaskRunner {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
+    this.indexes = dataSource.getRepository(IndexEntity);
   }
 
   async run(taskId: number, shutdown: AbortSignal): Promise<void> {
@@ -118,10 +147,15 @@ export class IngestionRunner implements TaskRunner {
       await this.embedding.embedChunks(chunkIds, signal, (current, total) =>
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
-      await this.finish(taskId, { success: true, stats });
+      await this.finish(task, { success: true, stats });
+      const c = stats.counts;
       this.logger.log(
         `task ${taskId} completed in ${seconds(started)}: ${stats.sources} source(s), ` +
-          `${stats.chunks} chunk(s), ${stats.skippedCount} skipped`,
+          `${stats.chunks} chunk(s), ${stats.skippedCount} skipped` +
+          (c
+            ? ` (${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ${c.removed} removed, ` +
+              `${c.failed} failed)`
+            : ''),
       );
     } catch (e) {
       if (shutdown.aborted) {
@@ -140,7 +174,7 @@ export class IngestionRunner implements TaskRunner {
           )
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
-      await this.finish(taskId, { success: false, stats, error });
+      await this.finish(task, { success: false, stats, error });
       this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }
   }
@@ -203,6 +237,18 @@ export class IngestionRunner implements TaskRunner {
     const request = JSON.parse(task.payload) as LoadRequest;
     const loader = this.loaders.get(task.kind as SourceType);
     const chunkIds: number[] = [];
+    const counts: SyncCounts = { added: 0, updated: 0, unchanged: 0, removed: 0, failed: 0 };
+    stats.counts = counts;
+    // What the index holds, by source and by the URL each source was fetched from.
+    const held = task.indexId === null ? [] : await this.store.indexSources(task.projectId, task.indexId);
+    const byUrl = new Map<string, IndexedSource>();
+    for (const s of held) {
+      byUrl.set(s.source, s);
+      if (s.version.url) byUrl.set(s.version.url, s);
+    }
+    const seen = new Set<number>();
+    const gone: string[] = [];
+    let incomplete: SkippedItem | undefined;
     let last = { current: 0, total: 0 };
     const context = {
       signal,
@@ -217,15 +263,43 @@ export class IngestionRunner implements TaskRunner {
       skipped: (item: SkippedItem) => {
         stats.skippedCount += 1;
         if (stats.skipped.length < MAX_LISTED) stats.skipped.push(item);
+        if (item.code === 'GONE') gone.push(item.url);
+        if (item.code === 'FAILED') counts.failed += 1;
+        if (INCOMPLETE_CODES.has(item.code)) incomplete ??= item;
+      },
+      known: (url: string): KnownSource | undefined => {
+        const s = byUrl.get(url);
+        return s ? { source: s.source, version: s.version } : undefined;
+      },
+      unchanged: (source: string) => {
+        const s = byUrl.get(source);
+        if (!s || seen.has(s.id)) return;
+        seen.add(s.id);
+        counts.unchanged += 1;
       },
     };
     await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
     for await (const doc of loader.load(request, context)) {
+      const before = byUrl.get(doc.source);
+      const contentHash = sourceContentHash([doc]);
+      if (before) seen.add(before.id);
+      if (before && task.indexId !== null && before.contentHash === contentHash) {
+        // Same content: its chunks and vectors stay; only what the next sync compares is kept.
+        await this.store.keepSource(before.id, task.indexId, doc.version);
+        counts.unchanged += 1;
+        continue;
+      }
       const input = await this.prepareSource(task.projectId, doc.source, task.kind, [doc], signal);
+      input.indexId = task.indexId;
+      input.version = doc.version;
+      input.contentHash = contentHash;
       chunkIds.push(...(await this.writeSources([input], stats)));
+      if (before) counts.updated += 1;
+      else counts.added += 1;
       await this.mergeIndex(input.documents.length);
     }
-    if (stats.documents === 0) {
+    counts.removed = await this.removeGone(task, held, seen, gone, incomplete, stats);
+    if (stats.documents === 0 && counts.unchanged === 0 && counts.removed === 0) {
       const why =
         stats.skipped.length > 0
           ? `; skipped: ${stats.skipped
@@ -236,6 +310,41 @@ export class IngestionRunner implements TaskRunner {
       throw new KbqaError('NO_CONTENT', `nothing could be ingested from ${request.url}${why}`);
     }
     return chunkIds;
+  }
+
+  /**
+   * Removes the index's pages that the load saw gone: those answering 404 or 410, and, when the
+   * load was complete (no limit reached, nothing failed or refused), those it did not meet at
+   * all. A load that was not complete keeps them and says why in the task's report.
+   */
+  private async removeGone(
+    task: IngestionTaskEntity,
+    held: IndexedSource[],
+    seen: Set<number>,
+    gone: string[],
+    incomplete: SkippedItem | undefined,
+    stats: TaskStats,
+  ): Promise<number> {
+    if (task.indexId === null || held.length === 0) return 0;
+    const goneUrls = new Set(gone);
+    const unseen = held.filter((s) => !seen.has(s.id));
+    const removed = unseen.filter(
+      (s) => goneUrls.has(s.source) || (s.version.url !== undefined && goneUrls.has(s.version.url)),
+    );
+    if (incomplete) {
+      const kept = unseen.length - removed.length;
+      if (kept > 0)
+        stats.note =
+          `kept ${kept} page(s) this sync did not see, because it was not complete ` +
+          `(${incomplete.code}: ${incomplete.url} ${incomplete.reason})`;
+    } else {
+      removed.splice(0, removed.length, ...unseen);
+    }
+    if (removed.length === 0) return 0;
+    return this.store.deleteSourcesById(
+      task.projectId,
+      removed.map((s) => s.id),
+    );
   }
 
   private async prepareSource(
@@ -327,9 +436,10 @@ export class IngestionRunner implements TaskRunner {
   }
 
   private async finish(
-    taskId: number,
+    task: IngestionTaskEntity,
     outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
   ): Promise<void> {
+    const taskId = task.id;
     this.lastProgress.delete(taskId);
     this.progressFailures.delete(taskId);
     const now = nowTimestamp();
@@ -341,10 +451,16 @@ export class IngestionRunner implements TaskRunner {
       stats: JSON.stringify(outcome.stats),
       indexedCount: outcome.stats.sources,
       skippedCount: outcome.stats.skippedCount,
-      payload: '{}',
+      counts: outcome.stats.counts ? JSON.stringify(outcome.stats.counts) : null,
+      // Raw documents can be megabytes and are not needed again; an ingestData request is small
+      // and says what the task loaded.
+      ...(task.kind === 'documents' ? { payload: '{}' } : {}),
       updatedAt: now,
       finishedAt: now,
     });
+    if (task.indexId !== null) {
+      await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
+    }
   }
 }
 

@@ -1,17 +1,19 @@
-import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
-import { formatMicros, IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
-import { type DataSource, In, LessThan, type Repository } from 'typeorm';
+import { formatMicros, IndexEntity, IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
+import { type DataSource, type FindOptionsWhere, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
-import type { DocumentsPayload } from './ingestion.runner';
+import type { DocumentsPayload, SyncCounts } from './ingestion.runner';
 import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
 import { LoaderRegistry } from './loader-registry';
+import { insertTask } from './task-rows';
+import { upsertIndex } from '../indexes/index-rows';
 
 @Injectable()
 export class IngestionService {
   private readonly tasks: Repository<IngestionTaskEntity>;
+  private readonly indexes: Repository<IndexEntity>;
 
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
@@ -19,6 +21,7 @@ export class IngestionService {
     private readonly loaders: LoaderRegistry,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
+    this.indexes = dataSource.getRepository(IndexEntity);
   }
 
   async ingestDocuments(projectId: number, documents: RawDocument[]): Promise<number> {
@@ -48,7 +51,9 @@ export class IngestionService {
     };
     this.loaders.get(type).validate(request);
     this.loaders.assertFetchable(type, request.url);
-    return this.createTask(projectId, type, JSON.stringify(request), 0);
+    // The same type and URL in a project is the same index: this call re-syncs it.
+    const index = await upsertIndex(this.indexes, projectId, type, request);
+    return this.createTask(projectId, type, JSON.stringify(request), 0, index.id);
   }
 
   /** The task row is committed before its id is returned, so a status call can never miss it. */
@@ -57,42 +62,11 @@ export class IngestionService {
     kind: TaskKind,
     payload: string,
     total: number,
+    indexId: number | null = null,
   ): Promise<number> {
-    const now = nowTimestamp();
-    const row = await this.insertWithNewId(
-      this.tasks.create({
-        projectId,
-        kind,
-        status: 'pending',
-        current: 0,
-        total,
-        currentStep: 'PENDING',
-        payload,
-        success: null,
-        errorCode: null,
-        error: null,
-        stats: null,
-        attempts: 0,
-        createdAt: now,
-        updatedAt: now,
-        finishedAt: null,
-      }),
-    );
+    const row = await insertTask(this.tasks, { projectId, kind, payload, total, indexId });
     await this.queue.enqueue({ id: row.id, projectId });
     return row.id;
-  }
-
-  /** Inserts a task under a fresh random id; a collision (about 1 in 2^48 per task) draws again. */
-  private async insertWithNewId(row: IngestionTaskEntity): Promise<IngestionTaskEntity> {
-    for (let attempt = 0; ; attempt++) {
-      row.id = newTaskId();
-      try {
-        await this.tasks.insert(row);
-        return row;
-      } catch (e) {
-        if (attempt >= 2 || !/UNIQUE constraint failed/.test(String(e))) throw e;
-      }
-    }
   }
 
   /** Status of a task; scoped to a project when the caller sent a key. */
@@ -110,6 +84,7 @@ export class IngestionService {
         'error',
         'indexedCount',
         'skippedCount',
+        'counts',
       ],
       where: { id: taskId },
     });
@@ -130,6 +105,7 @@ export class IngestionService {
           success: task.success === true,
           indexed: task.indexedCount,
           skipped: task.skippedCount,
+          ...(task.counts ? (JSON.parse(task.counts) as SyncCounts) : {}),
         },
       };
     }
@@ -143,21 +119,26 @@ export class IngestionService {
   }
 
   /** Tasks a previous process left pending or running, oldest first. */
-  async unfinishedTasks(): Promise<QueuedTask[]> {
-    const rows = await this.tasks.find({
-      select: { id: true, projectId: true },
-      where: { status: In(['pending', 'running']) },
-      // Ids are random: creation time gives the order of arrival.
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
+  unfinishedTasks(): Promise<QueuedTask[]> {
+    return this.queuedTasks({ status: In(['pending', 'running']) });
   }
 
-  /** Tasks pending for longer than `ms` (the queue may have lost their jobs), oldest first. */
-  async pendingTasks(ms: number): Promise<QueuedTask[]> {
+  /**
+   * Tasks pending for longer than `ms`, oldest first: a queue may have lost their jobs, or
+   * another process (the CLI, an API process without workers) created them.
+   */
+  pendingTasks(ms: number): Promise<QueuedTask[]> {
+    return this.queuedTasks({
+      status: 'pending',
+      updatedAt: LessThan(formatMicros((Date.now() - ms) * 1000)),
+    });
+  }
+
+  private async queuedTasks(where: FindOptionsWhere<IngestionTaskEntity>): Promise<QueuedTask[]> {
     const rows = await this.tasks.find({
       select: { id: true, projectId: true },
-      where: { status: 'pending', updatedAt: LessThan(formatMicros((Date.now() - ms) * 1000)) },
+      where,
+      // Ids are random: creation time gives the order of arrival.
       order: { createdAt: 'ASC', id: 'ASC' },
     });
     return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
@@ -166,12 +147,4 @@ export class IngestionService {
   requeue(task: QueuedTask): Promise<void> {
     return this.queue.enqueue(task);
   }
-}
-
-/**
- * A task id: a random integer from 2^32 up to 2^48, so it is unguessable, fits a JSON number
- * exactly, and never equals the small sequential ids of tasks stored before ids were random.
- */
-export function newTaskId(): number {
-  return randomInt(2 ** 32, 2 ** 48);
 }

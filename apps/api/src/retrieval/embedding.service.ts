@@ -62,6 +62,9 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
     await this.host.close();
   }
 
+  /** Chunks this process has embedded since it started (tests and benchmarks count them). */
+  embeddedChunks = 0;
+
   /** The model's state, for /health and logs. */
   get state(): EmbedderState {
     return this.host.state;
@@ -104,7 +107,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
     const embedder = this.ready();
     if (!embedder || chunkIds.length === 0) return;
     try {
-      await embedPending(embedder, this.vectors, {
+      this.embeddedChunks += await embedPending(embedder, this.vectors, {
         chunkIds: new Set(chunkIds),
         signal,
         onProgress: progress,
@@ -151,6 +154,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
     this.logger.log(`embedding ${pending} earlier chunks in the background`);
     try {
       const done = await embedPending(embedder, this.vectors, { signal: this.stopping.signal });
+      this.embeddedChunks += done;
       this.logger.log(`background embedding finished (${done} chunks)`);
     } catch (error) {
       if (this.stopping.signal.aborted) return;

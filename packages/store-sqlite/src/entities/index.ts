@@ -1,5 +1,6 @@
 import { ApiKeyEntity } from './api-key.entity';
 import { ConversationEntity } from './conversation.entity';
+import { IndexEntity } from './index.entity';
 import { IngestionTaskEntity } from './ingestion-task.entity';
 import { MessageEntity } from './message.entity';
 import { ProjectEntity } from './project.entity';
@@ -7,6 +8,7 @@ import { SourceEntity } from './source.entity';
 
 export * from './api-key.entity';
 export * from './conversation.entity';
+export * from './index.entity';
 export * from './ingestion-task.entity';
 export * from './message.entity';
 export * from './project.entity';
@@ -17,6 +19,7 @@ export const ENTITIES = [
   ApiKeyEntity,
   SourceEntity,
   IngestionTaskEntity,
+  IndexEntity,
   ConversationEntity,
   MessageEntity,
 ];

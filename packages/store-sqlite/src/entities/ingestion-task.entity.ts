@@ -57,6 +57,14 @@ export class IngestionTaskEntity {
   @Column('integer', { name: 'skipped_count', default: 0 })
   skippedCount!: number;
 
+  /** The index this task loads or syncs; null for raw documents. */
+  @Column('integer', { name: 'index_id', nullable: true })
+  indexId!: number | null;
+
+  /** JSON of the sync counts (added, updated, unchanged, removed, failed), set when completed. */
+  @Column('text', { nullable: true })
+  counts!: string | null;
+
   @Column('integer', { default: 0 })
   attempts!: number;
 

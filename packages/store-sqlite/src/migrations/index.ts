@@ -5,6 +5,7 @@ import { FtsProjectColumn1733200000000 } from './1733200000000-fts-project-colum
 import { FtsIncrementalMerge1733300000000 } from './1733300000000-fts-incremental-merge';
 import { TaskCounts1733400000000 } from './1733400000000-task-counts';
 import { VectorCodes1733500000000 } from './1733500000000-vector-codes';
+import { Indexes1733600000000 } from './1733600000000-indexes';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   FtsIncrementalMerge1733300000000,
   TaskCounts1733400000000,
   VectorCodes1733500000000,
+  Indexes1733600000000,
 ];

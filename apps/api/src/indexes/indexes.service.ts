@@ -1,0 +1,181 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { type ChunkStore, KbqaError } from '@kbqa/core';
+import { IndexEntity, IngestionTaskEntity, isoUtc, nowTimestamp, timestampAt } from '@kbqa/store-sqlite';
+import { type DataSource, In, LessThanOrEqual, type Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
+import { INGESTION_QUEUE, type IngestionQueue } from '../ingestion/ingestion-queue';
+import { insertTask } from '../ingestion/task-rows';
+import { indexRequest, type IndexOptions } from './index-rows';
+
+/** An index as the CLI (`--json`) and the operator API show it. */
+export interface IndexView {
+  id: number;
+  project_id: number;
+  type: string;
+  url: string;
+  include_paths: string[];
+  exclude_paths: string[];
+  auto_sync: boolean;
+  /** Pages, files or videos the index holds now. */
+  pages: number;
+  last_synced_at: string | null;
+  next_sync_at: string | null;
+  last_task_id: number | null;
+}
+
+/**
+ * Indexes of a project: listing, the auto-sync switch, a sync on demand, deletion with their
+ * pages, and the claim of due syncs that the scheduler runs. The CLI and the operator API both
+ * call this service. In a process without a queue (the CLI) a new task waits in the database
+ * until a process with workers picks it up (its queues look for pending tasks regularly).
+ */
+@Injectable()
+export class IndexesService {
+  private readonly indexes: Repository<IndexEntity>;
+  private readonly tasks: Repository<IngestionTaskEntity>;
+
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(CHUNK_STORE) private readonly store: ChunkStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(INGESTION_QUEUE) private readonly queue?: IngestionQueue,
+  ) {
+    this.indexes = dataSource.getRepository(IndexEntity);
+    this.tasks = dataSource.getRepository(IngestionTaskEntity);
+  }
+
+  /** Indexes of one project, or of every project, oldest first. */
+  async list(projectId?: number): Promise<IndexView[]> {
+    const rows = await this.indexes.find({
+      where: projectId === undefined ? {} : { projectId },
+      order: { id: 'ASC' },
+    });
+    const pages = new Map<number, Map<number, number>>();
+    for (const p of new Set(rows.map((r) => r.projectId))) {
+      pages.set(p, await this.store.countIndexSources(p));
+    }
+    return rows.map((r) => view(r, pages.get(r.projectId)?.get(r.id) ?? 0));
+  }
+
+  async show(id: number): Promise<IndexView> {
+    const row = await this.get(id);
+    const pages = (await this.store.countIndexSources(row.projectId)).get(row.id) ?? 0;
+    return view(row, pages);
+  }
+
+  /**
+   * Switches auto sync. On: the first sync is due one interval from now (the index was just
+   * loaded or synced); off: nothing is scheduled.
+   */
+  async setAutoSync(id: number, on: boolean): Promise<IndexView> {
+    const row = await this.get(id);
+    if (row.autoSync !== on) {
+      await this.indexes.update(row.id, {
+        autoSync: on,
+        nextSyncAt: on ? timestampAt(Date.now() + this.config.syncIntervalMs) : null,
+        updatedAt: nowTimestamp(),
+      });
+    }
+    return this.show(id);
+  }
+
+  /** Queues a sync of the index now; returns its task id. */
+  async resync(id: number): Promise<number> {
+    return this.startSync(await this.get(id));
+  }
+
+  /**
+   * Deletes the index with every page it brought in. Refused while one of its tasks is pending
+   * or running (that task would bring its pages back).
+   */
+  async delete(id: number): Promise<{ id: number; removed_pages: number }> {
+    const row = await this.get(id);
+    const open = await this.openTask(row.id);
+    if (open)
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `index ${id} has task ${open} pending or running; delete it when that task has ended`,
+      );
+    const sources = await this.store.indexSources(row.projectId, row.id);
+    const removed = await this.store.deleteSourcesById(
+      row.projectId,
+      sources.map((s) => s.id),
+    );
+    await this.indexes.delete(row.id);
+    return { id: row.id, removed_pages: removed };
+  }
+
+  /**
+   * Starts the syncs that are due. Each due index is claimed by moving its next run one interval
+   * on, conditionally on the value read: when several processes look at once (several API or
+   * worker processes on one database), exactly one claim succeeds and one sync runs. An index
+   * whose previous sync still runs is not synced twice. Returns the task ids started.
+   */
+  async startDueSyncs(now = Date.now()): Promise<number[]> {
+    const due = await this.indexes.find({
+      where: { autoSync: true, nextSyncAt: LessThanOrEqual(timestampAt(now)) },
+      order: { nextSyncAt: 'ASC' },
+    });
+    const started: number[] = [];
+    for (const index of due) {
+      const claimed = await this.indexes
+        .createQueryBuilder()
+        .update()
+        .set({ nextSyncAt: timestampAt(now + this.config.syncIntervalMs) })
+        .where('id = :id AND auto_sync = 1 AND next_sync_at = :seen', {
+          id: index.id,
+          seen: index.nextSyncAt,
+        })
+        .execute();
+      if (claimed.affected !== 1) continue;
+      if (await this.openTask(index.id)) continue;
+      started.push(await this.startSync(index));
+    }
+    return started;
+  }
+
+  private async startSync(index: IndexEntity): Promise<number> {
+    const task = await insertTask(this.tasks, {
+      projectId: index.projectId,
+      kind: index.type,
+      payload: JSON.stringify(indexRequest(index)),
+      total: 0,
+      indexId: index.id,
+    });
+    await this.queue?.enqueue({ id: task.id, projectId: task.projectId });
+    return task.id;
+  }
+
+  /** A pending or running task of the index, if any. */
+  private async openTask(indexId: number): Promise<number | undefined> {
+    const task = await this.tasks.findOne({
+      select: { id: true },
+      where: { indexId, status: In(['pending', 'running']) },
+    });
+    return task?.id;
+  }
+
+  private async get(id: number): Promise<IndexEntity> {
+    const row = await this.indexes.findOneBy({ id });
+    if (!row) throw new KbqaError('NOT_FOUND', `index ${id} does not exist`);
+    return row;
+  }
+}
+
+function view(row: IndexEntity, pages: number): IndexView {
+  const options = JSON.parse(row.options) as IndexOptions;
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    type: row.type,
+    url: row.url,
+    include_paths: options.includePaths ?? [],
+    exclude_paths: options.excludePaths ?? [],
+    auto_sync: row.autoSync,
+    pages,
+    last_synced_at: isoUtc(row.lastSyncedAt),
+    next_sync_at: row.autoSync ? isoUtc(row.nextSyncAt) : null,
+    last_task_id: row.lastTaskId,
+  };
+}

@@ -16,6 +16,7 @@ const BENCHMARKS = [
   { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },
   { name: 'crawl-service', script: 'bench/crawl-service.js' },
   { name: 'github', script: 'bench/github.js' },
+  { name: 'resync', script: 'bench/resync.js' },
 ];
 
 const onlyAt = process.argv.indexOf('--only');

@@ -77,6 +77,8 @@ export interface PageVersion {
   lastmod?: string;
   /** Git blob id of a repository file. */
   blob?: string;
+  /** sha256 of the fetched body: the same bytes again are unchanged without extracting them. */
+  bodyHash?: string;
   /** Links found on the page (site crawls only). */
   links?: string[];
 }

@@ -18,6 +18,7 @@ export { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from
 export {
   conditionalHeaders,
   emptyPageReason,
+  isUnchanged,
   fetchSitePage,
   SeenContent,
   SitePageIndex,

@@ -53,8 +53,24 @@ export function responseVersion(res: FetchResponse, source: string, links?: stri
   if (res.url !== source) version.url = res.url;
   if (res.headers['etag']) version.etag = res.headers['etag'];
   if (res.headers['last-modified']) version.lastModified = res.headers['last-modified'];
+  version.bodyHash = bodyHash(res);
   if (links) version.links = links;
   return version;
+}
+
+function bodyHash(res: FetchResponse): string {
+  return createHash('sha256').update(res.body).digest('hex');
+}
+
+/**
+ * Whether a page fetched during a sync is the one the index holds: a 304 to the conditional
+ * request, or a 200 with the very bytes fetched last time (servers without validators). Either
+ * way it is kept without extracting, chunking or embedding it again.
+ */
+export function isUnchanged(res: FetchResponse, known: PageVersion | undefined): boolean {
+  if (!known) return false;
+  if (res.status === 304) return true;
+  return res.status === 200 && known.bodyHash !== undefined && known.bodyHash === bodyHash(res);
 }
 
 /** Why an extracted page has nothing worth indexing, or undefined when it has. */

@@ -12,6 +12,7 @@ import {
 import {
   decodeHtml,
   fetchSitePage,
+  isUnchanged,
   nonHtmlExtension,
   normalizeUrl,
   pageProblem,
@@ -279,7 +280,7 @@ export class DocusaurusLoader implements SourceLoader {
       skip({ url, code: skipCodeOf(err), reason: err.message });
       return undefined;
     }
-    if (known && res.status === 304) {
+    if (known && isUnchanged(res, known.version)) {
       pages.keep(known.source, url);
       return 'unchanged';
     }

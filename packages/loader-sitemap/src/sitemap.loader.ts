@@ -13,6 +13,7 @@ import {
   defaultExtract,
   HTML_ACCEPT,
   isGone,
+  isUnchanged,
   pageDocument,
   type ExtractFn,
 } from '@kbqa/html';
@@ -186,7 +187,7 @@ export class SitemapLoader implements SourceLoader {
         ...(this.maxPageBytes !== undefined ? { maxBytes: this.maxPageBytes } : {}),
         ...(headers ? { headers } : {}),
       });
-      if (known && res.status === 304) return { ok: 'unchanged', url, source: known.source };
+      if (known && isUnchanged(res, known.version)) return { ok: 'unchanged', url, source: known.source };
       if (known && isGone(res.status)) return { ok: 'gone', url, status: res.status };
       const document = pageDocument(res, this.extract);
       if (lastmod) document.version = { ...document.version, lastmod };

@@ -11,6 +11,7 @@ import {
   defaultExtract,
   HTML_ACCEPT,
   isGone,
+  isUnchanged,
   pageDocument,
   type ExtractFn,
 } from '@kbqa/html';
@@ -54,8 +55,9 @@ export class UrlLoader implements SourceLoader {
       ...(this.maxBytes !== undefined ? { maxBytes: this.maxBytes } : {}),
       ...(headers ? { headers } : {}),
     });
-    if (known && (res.status === 304 || isGone(res.status))) {
-      if (res.status === 304) context.unchanged?.(known.source);
+    const same = isUnchanged(res, known?.version);
+    if (known && (same || isGone(res.status))) {
+      if (same) context.unchanged?.(known.source);
       else context.skipped?.({ url: url.href, code: 'GONE', reason: `HTTP ${res.status}` });
       context.progress({ step: 'SCRAPING', current: 1, total: 1, message: res.url });
       return;

@@ -11,6 +11,7 @@ import {
 import {
   decodeHtml,
   fetchSitePage,
+  isUnchanged,
   nonHtmlExtension,
   normalizeUrl,
   pageProblem,
@@ -143,7 +144,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         skip({ url: target.url, code: skipCodeOf(err), reason: err.message });
         return undefined;
       }
-      if (known && res.status === 304) {
+      if (known && isUnchanged(res, known.version)) {
         // Unchanged since the last sync: kept as it is, and its stored links are followed.
         seen.add(known.source);
         pages.keep(known.source, target.url);

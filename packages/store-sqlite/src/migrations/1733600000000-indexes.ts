@@ -93,13 +93,17 @@ export class Indexes1733600000000 implements MigrationInterface {
       LOADER_KINDS,
     )) as Array<{ id: number; project_id: number; kind: string; source: string; link: string | null }>;
     for (const s of sources) {
+      // An index whose URL the source is under takes it (the longest such URL); else a new one.
+      const candidates = (await q.query('SELECT id, url FROM indexes WHERE project_id = ? AND type = ?', [
+        s.project_id,
+        s.kind,
+      ])) as Array<{ id: number; url: string }>;
+      const owner = candidates
+        .filter((c) => s.source.startsWith(c.url.replace(/\/$/, '')))
+        .sort((a, b) => b.url.length - a.url.length)[0];
       const root = legacyRoot(s.kind, s.source);
-      if (!root) continue;
-      const existing = (await q.query(
-        'SELECT id FROM indexes WHERE project_id = ? AND type = ? AND url = ?',
-        [s.project_id, s.kind, root],
-      )) as Array<{ id: number }>;
-      const indexId = existing[0]?.id ?? (await ensure(s.project_id, s.kind, root, '{}'));
+      if (!owner && !root) continue;
+      const indexId = owner?.id ?? (await ensure(s.project_id, s.kind, root!, '{}'));
       await q.query('UPDATE sources SET index_id = ? WHERE id = ?', [indexId, s.id]);
     }
   }

@@ -18,3 +18,17 @@ export function formatMicros(micros: number): string {
 export function withUtcOffset(timestamp: string): string {
   return `${timestamp}+00:00`;
 }
+
+/**
+ * A stored timestamp (`YYYY-MM-DDTHH:mm:ss.SSSSSS`, or SQLite's `YYYY-MM-DD HH:MM:SS.ffffff`, both
+ * UTC without an offset) as ISO 8601 UTC with milliseconds (`2026-11-25T10:00:00.000Z`), the form
+ * the operator API returns. Digits past the millisecond are dropped; text that is not a stored
+ * timestamp is returned unchanged rather than turned into an exception in a listing.
+ */
+export function toIsoUtc(stored: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(stored);
+  if (!m) return stored;
+  const ms = (m[3] ?? '').padEnd(3, '0').slice(0, 3);
+  const date = new Date(`${m[1]}T${m[2]}.${ms}Z`);
+  return Number.isNaN(date.getTime()) ? stored : date.toISOString();
+}

@@ -1,5 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { TaskKind, TaskStatus } from '@kbqa/store-sqlite';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { toPositiveInt } from '../common/validators';
+
+/** Tasks a list answers when no limit is given. */
+export const DEFAULT_TASK_LIST = 50;
+/** Longest task list one call returns. */
+export const MAX_TASK_LIST = 1000;
 
 const TASK_KINDS: TaskKind[] = [
   'documents',
@@ -11,6 +19,17 @@ const TASK_KINDS: TaskKind[] = [
   'sitemap',
 ];
 const TASK_STATUSES: TaskStatus[] = ['pending', 'running', 'completed'];
+
+/** `GET /admin/v1/projects/:id/tasks?limit=`. */
+export class ListTasksQuery {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_TASK_LIST, default: DEFAULT_TASK_LIST })
+  @IsOptional()
+  @Transform(toPositiveInt)
+  @IsInt({ message: `limit must be an integer from 1 to ${MAX_TASK_LIST}` })
+  @Min(1, { message: `limit must be an integer from 1 to ${MAX_TASK_LIST}` })
+  @Max(MAX_TASK_LIST, { message: `limit must be an integer from 1 to ${MAX_TASK_LIST}` })
+  limit?: number;
+}
 
 /** One item an ingestion passed over, and why. */
 export class SkippedItemResponse {

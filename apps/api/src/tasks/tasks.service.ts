@@ -5,10 +5,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import type { TaskStats } from '../ingestion/ingestion.runner';
 import { ProjectsService } from '../projects/projects.service';
-import type { TaskReportResponse, TaskSummaryResponse } from './tasks.dto';
-
-/** Longest task list one call returns. */
-export const MAX_TASK_LIST = 1000;
+import { MAX_TASK_LIST, type TaskReportResponse, type TaskSummaryResponse } from './tasks.dto';
 
 /**
  * Reads what ingestion tasks did, for operators: `kbqa tasks show` and the operator API call the

@@ -1,12 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ApiKeyGuard } from './common/auth';
-import { RateLimits } from './common/rate-limit';
+import { RateLimitModule } from './common/rate-limit.module';
 import { HttpErrorFilter } from './common/http-error.filter';
 import { createValidationPipe } from './common/validation';
 import type { AppConfig } from './config/config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { AdminModule } from './admin/admin.module';
 import { AnswerModule } from './answer/answer.module';
 import { ChatModule } from './chat/chat.module';
 import { HealthController } from './health/health.controller';
@@ -25,16 +26,17 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        RateLimitModule,
         AnswerModule,
         ProjectsModule,
         RetrievalModule,
         IngestionModule,
         IndexesModule.withQueue(),
         ChatModule,
+        AdminModule,
       ],
       controllers: [HealthController, SourcesController],
       providers: [
-        RateLimits,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ADMIN_OPENAPI_PATH, createAdminOpenApiDocument } from './admin/openapi';
 import { AppModule } from './app.module';
 import { registerJsonBody } from './common/json-body';
 import type { AppConfig } from './config/config';
@@ -32,6 +33,11 @@ export async function createApp(
   instance.addHook('onRequest', (_req, reply, done) => {
     reply.raw.setHeader('X-Content-Type-Options', 'nosniff');
     done();
+  });
+  // Built once here, not per request; served as a plain Fastify route since it needs no token.
+  const openApi = JSON.stringify(createAdminOpenApiDocument(app, config.version));
+  instance.get(ADMIN_OPENAPI_PATH, (_req, reply) => {
+    void reply.type('application/json; charset=utf-8').send(openApi);
   });
   await app.init();
   await instance.ready();

@@ -6,14 +6,21 @@ import { DatabaseModule } from './database/database.module';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
 import { ProjectsModule } from './projects/projects.module';
+import { TasksModule } from './tasks/tasks.module';
 
-/** What the command-line tool needs: configuration, the database and projects/keys. */
+/** What the command-line tool needs: configuration, the database, projects/keys and task reports. */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, ProjectsModule, IndexesModule.withoutQueue()],
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule,
+        ProjectsModule,
+        TasksModule,
+        IndexesModule.withoutQueue(),
+      ],
     };
   }
 }

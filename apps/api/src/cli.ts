@@ -6,6 +6,7 @@ import type { ChunkStore } from '@kbqa/core';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
+import { adminTokenCommand } from './cli-admin';
 import { pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
@@ -38,11 +39,13 @@ const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
   models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
+  admin token                               new operator token for /admin/v1 (shown once; replaces
+                                            the previous one; not with KBQA_ADMIN_TOKEN set)
 
 Data directory: ${config.dataDir}
   (KBQA_DATA_DIR, default ./data in the current directory: run every command with the same value as
   the service, or they work on different databases)
-Environment: KBQA_DATA_DIR, REDIS_URL, see docs/configuration.md.`;
+Environment: KBQA_DATA_DIR, REDIS_URL, KBQA_ADMIN_TOKEN, see docs/configuration.md.`;
 
 function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, string | true> } {
   const positional: string[] = [];
@@ -93,6 +96,8 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
   if (group === 'help' || flags.has('help') || flags.has('h')) {
     return { text: usage(config), json: { usage: usage(config), data_dir: config.dataDir } };
   }
+  // Before the data-directory warning: this command writes one file and opens no database.
+  if (group === 'admin' && action === 'token') return adminTokenCommand(config);
   if (group !== 'models') warnIfNewDataDir(config);
   if (group === 'worker') {
     if (!config.redisUrl)

@@ -20,6 +20,8 @@ export interface ServerProcess {
   kill(): Promise<void>;
   /** Sends SIGTERM and waits for a clean exit. */
   stop(): Promise<void>;
+  /** Everything the process wrote to stdout and stderr so far (its log). */
+  output(): string;
 }
 
 /** Starts `node dist/main.js` on a free port and resolves once it listens. */
@@ -31,13 +33,12 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     let output = '';
+    let listening = false;
     const onData = (data: Buffer) => {
       output += data.toString();
-      const m = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      const m = listening ? null : /listening on http:\/\/[^:]+:(\d+)/.exec(output);
       if (m) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
+        listening = true;
         resolve({
           child,
           baseUrl: `http://127.0.0.1:${m[1]}`,
@@ -49,11 +50,12 @@ export function startServer(env: Record<string, string>): Promise<ServerProcess>
             child.kill('SIGTERM');
             await exited;
           },
+          output: () => output,
         });
       }
     };
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${output}`)));
   });
 }

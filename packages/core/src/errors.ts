@@ -5,6 +5,7 @@
 export type ErrorCode =
   | 'BAD_REQUEST'
   | 'INVALID_API_KEY'
+  | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
@@ -30,6 +31,8 @@ export type ErrorCode =
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_REQUEST: 400,
   INVALID_API_KEY: 400,
+  /** The operator API (`/admin/v1`) without a valid operator token. */
+  UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,

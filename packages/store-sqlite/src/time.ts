@@ -24,9 +24,23 @@ export function timestampAt(ms: number): string {
   return formatMicros(Math.floor(ms) * 1000);
 }
 
-/** A stored timestamp as ISO 8601 UTC with milliseconds (`2026-11-25T10:00:00.000Z`). */
+/** {@link toIsoUtc} of a timestamp that may be absent. */
 export function isoUtc(timestamp: string): string;
 export function isoUtc(timestamp: string | null): string | null;
 export function isoUtc(timestamp: string | null): string | null {
-  return timestamp === null ? null : `${timestamp.slice(0, 23)}Z`;
+  return timestamp === null ? null : toIsoUtc(timestamp);
+}
+
+/**
+ * A stored timestamp (`YYYY-MM-DDTHH:mm:ss.SSSSSS`, or SQLite's `YYYY-MM-DD HH:MM:SS.ffffff`, both
+ * UTC without an offset) as ISO 8601 UTC with milliseconds (`2026-11-25T10:00:00.000Z`), the form
+ * the operator API returns. Digits past the millisecond are dropped; text that is not a stored
+ * timestamp is returned unchanged rather than turned into an exception in a listing.
+ */
+export function toIsoUtc(stored: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?$/.exec(stored);
+  if (!m) return stored;
+  const ms = (m[3] ?? '').padEnd(3, '0').slice(0, 3);
+  const date = new Date(`${m[1]}T${m[2]}.${ms}Z`);
+  return Number.isNaN(date.getTime()) ? stored : date.toISOString();
 }

@@ -21,7 +21,8 @@ const ACCESS = 'kbqa:key-access';
 export const KeyAccess = (access: KeyAccess) => SetMetadata(ACCESS, access);
 
 type AuthedRequest = { body?: unknown; auth?: AuthenticatedKey; ip?: string };
-type HeaderReply = { header(name: string, value: string): unknown };
+/** The part of a Fastify reply the guards use: setting a header before an error answer. */
+export type HeaderReply = { header(name: string, value: string): unknown };
 
 /**
  * The one guard: reads `api_key` (or `anon_key`) from the JSON body, resolves the project and
@@ -98,7 +99,7 @@ export class ApiKeyGuard implements CanActivate {
 }
 
 /** A 429 with Retry-After (set on the reply here; the error filter keeps headers already set). */
-function tooMany(reply: HeaderReply, retryAfterSeconds: number, what: string): KbqaError {
+export function tooMany(reply: HeaderReply, retryAfterSeconds: number, what: string): KbqaError {
   reply.header('Retry-After', String(retryAfterSeconds));
   return new KbqaError('RATE_LIMITED', `${what}; retry after ${retryAfterSeconds} s`);
 }

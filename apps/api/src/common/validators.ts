@@ -45,3 +45,14 @@ export function IsCalendarDay() {
       },
     });
 }
+
+/**
+ * A positive integer from a path or query string, strictly: digits only, no sign, exponent, hex
+ * or spaces (`Number()` alone would take `0x1f` and ` 7`). Anything else stays as it came, for
+ * the validators to refuse with the field's name.
+ */
+export function toPositiveInt({ value }: { value: unknown }): unknown {
+  return typeof value === 'string' && /^[1-9][0-9]{0,15}$/.test(value) && Number.isSafeInteger(Number(value))
+    ? Number(value)
+    : value;
+}

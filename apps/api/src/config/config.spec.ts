@@ -19,6 +19,8 @@ describe(loadConfig.name, () => {
     [{ KBQA_WORKER: 'perhaps' }, 'KBQA_WORKER must be true or false'],
     [{ KBQA_LLM: 'gpt' }, 'KBQA_LLM must be "extractive" or "openai"'],
     [{ KBQA_LLM: 'openai' }, 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL'],
+    [{ KBQA_ADMIN_TOKEN: 'short' }, 'KBQA_ADMIN_TOKEN must be at least 16 characters'],
+    [{ KBQA_ADMIN_TOKEN: 'sixteen chars plus' }, 'without spaces'],
   ])('refuses a bad setting with CONFIG_INVALID, not an HTTP code: %j', (env, message) => {
     const error = refusal(env);
     expect(error.code).toBe('CONFIG_INVALID');

@@ -31,6 +31,11 @@ export interface AppConfig {
   queueReconcileMs: number;
   /** Requests a minute per bucket (docs/configuration.md); 0 switches one off. */
   rateLimits: RateLimitSettings;
+  /**
+   * The operator token of `/admin/v1` (KBQA_ADMIN_TOKEN). Unset: the service keeps only the sha256
+   * of a generated token in the data directory, and `kbqa admin token` replaces it.
+   */
+  adminToken: string | undefined;
   /** Take the client address from X-Forwarded-For (behind a reverse proxy). */
   trustProxy: boolean;
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
@@ -133,6 +138,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   } else {
     throw new KbqaError('CONFIG_INVALID', `KBQA_LLM must be "extractive" or "openai", got "${llmKind}"`);
   }
+  const adminToken = env.KBQA_ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && (adminToken.length < 16 || /\s/.test(adminToken))) {
+    throw new KbqaError(
+      'CONFIG_INVALID',
+      'KBQA_ADMIN_TOKEN must be at least 16 characters without spaces (it guards every project and key)',
+    );
+  }
   const targetSize = int(env, 'KBQA_CHUNK_SIZE', 1000, 200, 8000);
   return {
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -154,6 +166,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       ingestPerMin: int(env, 'KBQA_RATE_INGEST_PER_MIN', 60, 0, 1_000_000),
       authFailPerMin: int(env, 'KBQA_RATE_FAILED_KEYS_PER_MIN', 30, 0, 1_000_000),
     },
+    adminToken,
     trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
     chunker: {

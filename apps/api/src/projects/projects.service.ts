@@ -56,6 +56,14 @@ export class ProjectsService {
     return project;
   }
 
+  /** Renames a project (trimmed; a blank name is a BAD_REQUEST, as at creation). */
+  async renameProject(id: number, name: string): Promise<ProjectEntity> {
+    if (!name.trim()) throw new KbqaError('BAD_REQUEST', 'a project needs a name');
+    const project = await this.getProject(id);
+    project.name = name.trim();
+    return this.projects.save(project);
+  }
+
   async setExport(id: number, enabled: boolean): Promise<ProjectEntity> {
     const project = await this.getProject(id);
     project.exportEnabled = enabled;
@@ -85,7 +93,9 @@ export class ProjectsService {
     return { id: row.id, key, kind, project_id: projectId };
   }
 
-  listKeys(projectId: number): Promise<ApiKeyEntity[]> {
+  /** A project's keys, revoked ones included; NOT_FOUND for an unknown project (not an empty list). */
+  async listKeys(projectId: number): Promise<ApiKeyEntity[]> {
+    await this.getProject(projectId);
     return this.keys.find({ where: { projectId }, order: { id: 'ASC' } });
   }
 

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../common/rate-limit.module';
+import { IndexesModule } from '../indexes/indexes.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { TasksModule } from '../tasks/tasks.module';
+import { AdminTokenService } from './admin-token.service';
+import { AdminGuard } from './admin.guard';
+import { AdminIndexesController } from './indexes.controller';
+import { AdminKeysController } from './keys.controller';
+import { AdminProjectsController } from './projects.controller';
+import { AdminTasksController } from './tasks.controller';
+
+/**
+ * The operator API, `/admin/v1/…` (docs/api.md, "Operator API"): one controller per resource,
+ * each declared with `@AdminController`, and only these routes in the OpenAPI document. A new
+ * resource adds its controller here (and imports the module of its service).
+ */
+@Module({
+  imports: [RateLimitModule, ProjectsModule, TasksModule, IndexesModule.withQueue()],
+  controllers: [AdminProjectsController, AdminKeysController, AdminIndexesController, AdminTasksController],
+  providers: [AdminTokenService, AdminGuard],
+})
+export class AdminModule {}

@@ -43,5 +43,12 @@ module.exports = function reportSkips() {
   if (!canMountTmpfs()) {
     skipped.push('a tmpfs cannot be mounted here (needs root): the full-disk test is SKIPPED.');
   }
+  const chromium = process.env.KBQA_CHROMIUM || '/usr/bin/chromium';
+  if (!require('node:fs').existsSync(chromium)) {
+    skipped.push(
+      `${chromium} is missing: the browser tests (dashboard, widget) are SKIPPED. ` +
+        'Install it with `apt-get install -y chromium` (CI does) or point KBQA_CHROMIUM at a Chromium binary.',
+    );
+  }
   for (const line of skipped) process.stdout.write(`\nkbqa tests: ${line}\n`);
 };

@@ -10,6 +10,7 @@ import { DatabaseModule } from './database/database.module';
 import { AdminModule } from './admin/admin.module';
 import { AnswerModule } from './answer/answer.module';
 import { ChatModule } from './chat/chat.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthController } from './health/health.controller';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
@@ -34,6 +35,7 @@ export class AppModule {
         IndexesModule.withQueue(),
         ChatModule,
         AdminModule,
+        DashboardModule,
       ],
       controllers: [HealthController, SourcesController],
       providers: [

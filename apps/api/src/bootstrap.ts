@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { ADMIN_OPENAPI_PATH, createAdminOpenApiDocument } from './admin/openapi';
 import { AppModule } from './app.module';
 import { registerJsonBody } from './common/json-body';
+import { registerDashboardPages } from './dashboard/dashboard-static';
 import type { AppConfig } from './config/config';
 
 /**
@@ -39,6 +40,7 @@ export async function createApp(
   instance.get(ADMIN_OPENAPI_PATH, (_req, reply) => {
     void reply.type('application/json; charset=utf-8').send(openApi);
   });
+  registerDashboardPages(instance, new Logger('Dashboard'));
   await app.init();
   await instance.ready();
   return app;

@@ -47,6 +47,14 @@ export class AdminTokenService implements OnModuleInit {
     return tokenMatches(presented, this.envHash ?? (await this.storedHash()));
   }
 
+  /**
+   * The sha256 of the current operator token (undefined when there is none): dashboard sessions
+   * remember it, so that rotating the token ends the sessions opened with the old one.
+   */
+  async currentHash(): Promise<Buffer | undefined> {
+    return this.envHash ?? (await this.storedHash());
+  }
+
   private async storedHash(): Promise<Buffer | undefined> {
     try {
       const hash = await readAdminTokenHash(this.file);

@@ -18,11 +18,21 @@ import { type HeaderReply, KeyAccess, tooMany } from '../common/auth';
 import { RateLimits } from '../common/rate-limit';
 import { ErrorResponse } from './admin.dto';
 import { AdminTokenService } from './admin-token.service';
+import { DashboardSessionsService, sameSecret } from '../dashboard/dashboard-sessions.service';
+import { sessionCookie } from '../dashboard/session-cookie';
 
 /** Name of the bearer scheme in the OpenAPI document. */
 export const ADMIN_BEARER = 'operator-token';
 
-type AdminRequest = { headers: Record<string, string | string[] | undefined>; ip?: string };
+type AdminRequest = {
+  headers: Record<string, string | string[] | undefined>;
+  ip?: string;
+  method?: string;
+  protocol?: string;
+};
+
+/** Methods that change nothing, which a session may call without its CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The token of `Authorization: Bearer <token>`, or '' (checked like a wrong one) when there is none. */
 export function bearerToken(header: string | string[] | undefined): string {
@@ -31,14 +41,17 @@ export function bearerToken(header: string | string[] | undefined): string {
 }
 
 /**
- * Guards every `/admin/v1` route with the operator token. A missing and a wrong token take the
- * same path (hash, constant-time compare, a count in the `authFail` bucket of the client address)
- * and get the same 401, so an answer tells nothing about which it was.
+ * Guards every `/admin/v1` route with the operator token, or with a dashboard session (cookie)
+ * plus, for every call that changes something, its CSRF token in `X-CSRF-Token` and, when the
+ * browser sends one, an `Origin` equal to the service's own. A missing and a wrong credential take
+ * the same path (a count in the `authFail` bucket of the client address) and get the same 401, so
+ * an answer tells nothing about which it was.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(
     private readonly tokens: AdminTokenService,
+    private readonly sessions: DashboardSessionsService,
     private readonly limits: RateLimits,
   ) {}
 
@@ -50,11 +63,34 @@ export class AdminGuard implements CanActivate {
     // Checked before the token, as for API keys: past the limit even a right guess learns nothing.
     const wait = await this.limits.blocked('authFail', address);
     if (wait !== undefined) throw tooMany(reply, wait, 'too many failed token checks from this address');
-    if (await this.tokens.verify(bearerToken(req.headers.authorization))) return true;
+    if (await this.authenticated(req)) return true;
     await this.limits.consume('authFail', address);
     reply.header('WWW-Authenticate', 'Bearer realm="kbqa-admin"');
-    throw new KbqaError('UNAUTHORIZED', 'a valid operator token is required (Authorization: Bearer <token>)');
+    throw new KbqaError(
+      'UNAUTHORIZED',
+      'a valid operator token (Authorization: Bearer <token>) or dashboard session is required',
+    );
   }
+
+  private async authenticated(req: AdminRequest): Promise<boolean> {
+    // An Authorization header is always the token's path, so a bad token never falls back to a cookie.
+    if (req.headers.authorization !== undefined || sessionCookie(req.headers.cookie) === undefined) {
+      return this.tokens.verify(bearerToken(req.headers.authorization));
+    }
+    const session = await this.sessions.find(sessionCookie(req.headers.cookie) ?? '');
+    if (!session) return false;
+    if (SAFE_METHODS.has(req.method ?? 'GET')) return true;
+    const csrf = req.headers['x-csrf-token'];
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== ownOrigin(req)) return false;
+    return typeof csrf === 'string' && sameSecret(csrf, session.csrfToken);
+  }
+}
+
+/** The request's own origin, as a browser would write it in `Origin`. */
+function ownOrigin(req: AdminRequest): string | undefined {
+  const host = req.headers.host;
+  return typeof host === 'string' ? `${req.protocol ?? 'http'}://${host}` : undefined;
 }
 
 /**

@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
 import { RateLimitModule } from '../common/rate-limit.module';
+import { ChatModule } from '../chat/chat.module';
 import { IndexesModule } from '../indexes/indexes.module';
+import { IngestionModule } from '../ingestion/ingestion.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { DashboardSessionsService } from '../dashboard/dashboard-sessions.service';
 import { AdminTokenService } from './admin-token.service';
 import { AdminGuard } from './admin.guard';
 import { AdminIndexesController } from './indexes.controller';
 import { AdminKeysController } from './keys.controller';
+import { AdminPlaygroundController } from './playground.controller';
 import { AdminProjectsController } from './projects.controller';
 import { AdminTasksController } from './tasks.controller';
 
@@ -16,8 +20,22 @@ import { AdminTasksController } from './tasks.controller';
  * resource adds its controller here (and imports the module of its service).
  */
 @Module({
-  imports: [RateLimitModule, ProjectsModule, TasksModule, IndexesModule.withQueue()],
-  controllers: [AdminProjectsController, AdminKeysController, AdminIndexesController, AdminTasksController],
-  providers: [AdminTokenService, AdminGuard],
+  imports: [
+    RateLimitModule,
+    ProjectsModule,
+    TasksModule,
+    IndexesModule.withQueue(),
+    IngestionModule,
+    ChatModule,
+  ],
+  controllers: [
+    AdminProjectsController,
+    AdminKeysController,
+    AdminIndexesController,
+    AdminTasksController,
+    AdminPlaygroundController,
+  ],
+  providers: [AdminTokenService, AdminGuard, DashboardSessionsService],
+  exports: [AdminTokenService, DashboardSessionsService],
 })
 export class AdminModule {}

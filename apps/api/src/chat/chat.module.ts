@@ -10,5 +10,6 @@ import { ChatService } from './chat.service';
   imports: [RetrievalModule, ProjectsModule],
   controllers: [ChatController, ConversationsController],
   providers: [ChatService, ConversationsService],
+  exports: [ChatService, ConversationsService],
 })
 export class ChatModule {}

@@ -48,6 +48,8 @@ export interface AppConfig {
   queueStallMs: number;
   /** How often an index with auto sync on is re-synced (KBQA_SYNC_INTERVAL, default 24 h). */
   syncIntervalMs: number;
+  /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
+  dashboardSessionMs: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
   embedding: { model: string; modelsDir: string; offline: boolean; remoteHost: string | undefined };
   llm:
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     adminToken,
     trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
+    dashboardSessionMs: duration(env, 'KBQA_DASHBOARD_SESSION', 12 * 3_600_000, 1_000),
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

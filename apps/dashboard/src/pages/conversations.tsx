@@ -1,0 +1,129 @@
+import { useState } from 'preact/hooks';
+import { get } from '../api';
+import { markdownHtml, when } from '../format';
+import type { ConversationDetail, ConversationRow, Project } from '../types';
+import { Loading, Section, useLoad } from '../ui';
+
+const RATINGS: Array<[string, string]> = [
+  ['', 'Any'],
+  ['good', 'Rated good'],
+  ['bad', 'Rated bad'],
+  ['unrated', 'Unrated'],
+];
+
+export function ConversationsPage({ project }: { project: Project }) {
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [rating, setRating] = useState('');
+  const [openId, setOpenId] = useState<number | undefined>(undefined);
+  const params = new URLSearchParams({ limit: '100' });
+  if (from) params.set('from', from);
+  if (to) params.set('to', to);
+  if (rating) params.set('rating', rating);
+  const list = useLoad(
+    () =>
+      get<{ total: number; conversations: ConversationRow[] }>(
+        `projects/${project.id}/conversations?${params.toString()}`,
+      ),
+    [project.id, from, to, rating],
+  );
+  return (
+    <Section title={`Conversations of ${project.name}`}>
+      <form class="inline" onSubmit={(e) => e.preventDefault()}>
+        <label for="conv-from">From</label>
+        <input id="conv-from" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
+        <label for="conv-to">To</label>
+        <input id="conv-to" type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+        <label for="conv-rating">Rating</label>
+        <select id="conv-rating" value={rating} onChange={(e) => setRating(e.currentTarget.value)}>
+          {RATINGS.map(([value, label]) => (
+            <option value={value}>{label}</option>
+          ))}
+        </select>
+      </form>
+      {!list.data ? (
+        <Loading error={list.error} />
+      ) : list.data.conversations.length === 0 ? (
+        <p class="muted">No conversation matches.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>First question</th>
+              <th>Messages</th>
+              <th>Good</th>
+              <th>Bad</th>
+              <th>Ended</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.conversations.map((c) => (
+              <tr aria-selected={c.id === openId}>
+                <td>{when(c.created_at)}</td>
+                <td>{c.first_question ?? '—'}</td>
+                <td>{c.messages}</td>
+                <td>{c.good}</td>
+                <td>{c.bad}</td>
+                <td>{when(c.ended_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    aria-label={`Open conversation ${c.id}`}
+                    onClick={() => setOpenId(c.id)}
+                  >
+                    Open
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {openId !== undefined && <Conversation id={openId} />}
+    </Section>
+  );
+}
+
+const RATING_TEXT: Record<number, string> = { 1: 'rated good', [-1]: 'rated bad', 0: 'not rated' };
+
+function Conversation({ id }: { id: number }) {
+  const detail = useLoad(() => get<ConversationDetail>(`conversations/${id}`), [id]);
+  if (!detail.data) return <Loading error={detail.error} />;
+  return (
+    <section aria-label={`Conversation ${id}`} class="card">
+      <h3>Conversation {id}</h3>
+      <p class="muted">
+        Started {when(detail.data.created_at)}
+        {detail.data.ended_at && `, ended ${when(detail.data.ended_at)}`}
+      </p>
+      <ol class="messages">
+        {detail.data.messages.map((m) => (
+          <li class={m.role === 'AI' ? 'ai' : 'human'}>
+            <strong>{m.role === 'AI' ? 'Answer' : 'Question'}</strong>{' '}
+            <span class="muted">{when(m.created_at)}</span>
+            {m.role === 'AI' ? (
+              <>
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(m.text) }} />
+                <p class="muted">{RATING_TEXT[m.rating] ?? ''}</p>
+                {m.sources.length > 0 && (
+                  <ul class="sources">
+                    {m.sources.map((s) => (
+                      <li>
+                        {s.link}
+                        {s.relevance_score !== undefined && ` (${s.relevance_score.toFixed(2)})`}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </>
+            ) : (
+              <p>{m.text}</p>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}

@@ -1,0 +1,135 @@
+import { useEffect, useState } from 'preact/hooks';
+import { del, get } from '../api';
+import { when } from '../format';
+import type { IndexRow, Project, SourceRow } from '../types';
+import { Loading, Notice, Section, useLoad, useNotice } from '../ui';
+
+const PAGE = 50;
+
+export function SourcesPage({ project }: { project: Project }) {
+  const indexes = useLoad(() => get<{ indexes: IndexRow[] }>(`projects/${project.id}/indexes`), [project.id]);
+  const [indexId, setIndexId] = useState('');
+  const [query, setQuery] = useState('');
+  const [search, setSearch] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [notice, run] = useNotice();
+  // Typing searches after a short pause rather than on every key.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      setSearch(query.trim());
+      setOffset(0);
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [query]);
+  const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+  if (indexId) params.set('index_id', indexId);
+  if (search) params.set('q', search);
+  const sources = useLoad(
+    () => get<{ total: number; sources: SourceRow[] }>(`projects/${project.id}/sources?${params.toString()}`),
+    [project.id, indexId, search, offset],
+  );
+  return (
+    <Section title={`Sources of ${project.name}`}>
+      <form class="inline" onSubmit={(e) => e.preventDefault()}>
+        <label for="source-index">Index</label>
+        <select
+          id="source-index"
+          value={indexId}
+          onChange={(e) => {
+            setIndexId(e.currentTarget.value);
+            setOffset(0);
+          }}
+        >
+          <option value="">All sources</option>
+          {indexes.data?.indexes.map((ix) => (
+            <option value={String(ix.id)}>
+              {ix.type}: {ix.url}
+            </option>
+          ))}
+        </select>
+        <label for="source-search">Search sources</label>
+        <input
+          id="source-search"
+          type="search"
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+        />
+      </form>
+      <Notice notice={notice} />
+      {!sources.data ? (
+        <Loading error={sources.error} />
+      ) : (
+        <>
+          <p class="muted">
+            {sources.data.total} source{sources.data.total === 1 ? '' : 's'}
+            {sources.data.total > PAGE &&
+              `, ${offset + 1}–${Math.min(offset + PAGE, sources.data.total)} shown`}
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>Source</th>
+                <th>Kind</th>
+                <th>Chunks</th>
+                <th>Updated</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {sources.data.sources.map((s) => (
+                <tr>
+                  <td class="url">
+                    {/^https?:\/\//.test(s.source) ? (
+                      <a href={s.source} target="_blank" rel="noopener noreferrer">
+                        {s.source}
+                      </a>
+                    ) : (
+                      s.source
+                    )}
+                  </td>
+                  <td>{s.kind}</td>
+                  <td>{s.chunks}</td>
+                  <td>{when(s.updated_at)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete source ${s.source}`}
+                      onClick={() => {
+                        void run(async () => {
+                          await del(`sources/${s.id}`);
+                          sources.reload();
+                          return `Deleted ${s.source}.`;
+                        });
+                      }}
+                    >
+                      Delete
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <p>
+            <button
+              type="button"
+              class="secondary"
+              disabled={offset === 0}
+              onClick={() => setOffset(Math.max(0, offset - PAGE))}
+            >
+              Previous
+            </button>{' '}
+            <button
+              type="button"
+              class="secondary"
+              disabled={offset + PAGE >= sources.data.total}
+              onClick={() => setOffset(offset + PAGE)}
+            >
+              Next
+            </button>
+          </p>
+        </>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,80 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api';
+
+/** A line that tells what an action did or why it failed; read out by screen readers. */
+export function Notice({ notice }: { notice: NoticeState }) {
+  if (!notice) return null;
+  return notice.error ? (
+    <p class="notice error" role="alert">
+      {notice.text}
+    </p>
+  ) : (
+    <p class="notice" role="status">
+      {notice.text}
+    </p>
+  );
+}
+
+export type NoticeState = { text: string; error: boolean } | undefined;
+
+/** State for {@link Notice}, and a wrapper that reports an action's success or failure in it. */
+export function useNotice(): [NoticeState, (action: () => Promise<string | void>) => Promise<void>] {
+  const [notice, setNotice] = useState<NoticeState>(undefined);
+  const run = useCallback(async (action: () => Promise<string | void>) => {
+    try {
+      const text = await action();
+      setNotice(text ? { text, error: false } : undefined);
+    } catch (e) {
+      setNotice({ text: e instanceof ApiError || e instanceof Error ? e.message : String(e), error: true });
+    }
+  }, []);
+  return [notice, run];
+}
+
+/** Loads data when `deps` change; `reload` loads again after a change. */
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: string | undefined; reload: () => void } {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    load().then(
+      (d) => {
+        if (live) {
+          setData(d);
+          setError(undefined);
+        }
+      },
+      (e: unknown) => {
+        if (live) setError(e instanceof Error ? e.message : String(e));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { data, error, reload: () => setTick((t) => t + 1) };
+}
+
+export function Loading({ error }: { error?: string | undefined }) {
+  return error ? (
+    <p class="notice error" role="alert">
+      {error}
+    </p>
+  ) : (
+    <p class="muted">Loading…</p>
+  );
+}
+
+export function Section({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <section aria-label={title}>
+      <h2>{title}</h2>
+      {children}
+    </section>
+  );
+}

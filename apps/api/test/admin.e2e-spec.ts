@@ -13,11 +13,11 @@ import { cli, startServer } from './process-helpers';
 const TOKEN = 'test-operator-token-0123456789';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNAUTHORIZED = {
-  error: 'a valid operator token is required (Authorization: Bearer <token>)',
+  error: 'a valid operator token (Authorization: Bearer <token>) or dashboard session is required',
   code: 'UNAUTHORIZED',
 };
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 /**
  * Every operator route, as the OpenAPI document names it. The document must list exactly these,
@@ -40,6 +40,10 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['patch', '/admin/v1/indexes/{id}', { auto_sync: true }],
   ['post', '/admin/v1/indexes/{id}/sync', undefined],
   ['delete', '/admin/v1/indexes/{id}', undefined],
+  ['post', '/admin/v1/projects/{id}/ingest', { url: 'https://docs.example.com' }],
+  ['post', '/admin/v1/projects/{id}/conversations', undefined],
+  ['post', '/admin/v1/projects/{id}/chat', { question: 'refused?' }],
+  ['put', '/admin/v1/projects/{id}/messages/{message_id}/rating', { rating_value: 1 }],
 ];
 
 /** Runs the built CLI; never throws on a non-zero exit. */
@@ -75,7 +79,7 @@ describe('Operator API (e2e)', () => {
     it.each(ROUTES)(
       '%s %s: 401 without a token and with a wrong one, the same body',
       async (m, route, body) => {
-        const path = route.replace('{id}', String(projectId));
+        const path = route.replace('{id}', String(projectId)).replace('{message_id}', '1');
         const missing = await call(m, path, body, null);
         const wrong = await call(m, path, body, TOKEN.slice(0, -1) + 'x');
         const basic = await request(t.http)
@@ -389,7 +393,9 @@ describe('Operator API (e2e)', () => {
         const pathParams = (op.parameters as Array<{ in: string; name: string }>).filter(
           (x) => x.in === 'path',
         );
-        expect(pathParams.map((x) => x.name)).toEqual(path.includes('{id}') ? ['id'] : []);
+        expect(pathParams.map((x) => x.name).sort()).toEqual(
+          [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort(),
+        );
         expect(op.security).toEqual([{ 'operator-token': [] }]);
         expect(op.responses['401'].content['application/json'].schema.$ref).toBe(
           '#/components/schemas/ErrorResponse',

@@ -6,7 +6,9 @@ import { toPositiveInt } from '../common/validators';
 
 /** The API's one error shape (docs/api.md), as the operator API documents it. */
 export class ErrorResponse {
-  @ApiProperty({ example: 'a valid operator token is required (Authorization: Bearer <token>)' })
+  @ApiProperty({
+    example: 'a valid operator token (Authorization: Bearer <token>) or dashboard session is required',
+  })
   error!: string;
 
   @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'UNAUTHORIZED' })

@@ -59,6 +59,7 @@ export function IndexesPage({ project }: { project: Project }) {
                   <input
                     type="checkbox"
                     id={`auto-sync-${ix.id}`}
+                    aria-label={`Auto sync ${ix.url}`}
                     checked={ix.auto_sync}
                     onChange={(e) => {
                       const on = e.currentTarget.checked;
@@ -69,8 +70,8 @@ export function IndexesPage({ project }: { project: Project }) {
                       });
                     }}
                   />
-                  <label for={`auto-sync-${ix.id}`} class="visually-hidden">
-                    Auto sync {ix.url}
+                  <label for={`auto-sync-${ix.id}`} class="inline-label">
+                    Auto sync
                   </label>
                 </td>
                 <td class="actions">

@@ -6,6 +6,8 @@ import { ADMIN_OPENAPI_PATH, createAdminOpenApiDocument } from './admin/openapi'
 import { AppModule } from './app.module';
 import { registerJsonBody } from './common/json-body';
 import type { AppConfig } from './config/config';
+import { ProjectsService } from './projects/projects.service';
+import { registerWidgetRoutes } from './widget/widget-route';
 
 /**
  * Builds the HTTP application (ready, not listening), as main.ts and the e2e tests use it.
@@ -39,6 +41,7 @@ export async function createApp(
   instance.get(ADMIN_OPENAPI_PATH, (_req, reply) => {
     void reply.type('application/json; charset=utf-8').send(openApi);
   });
+  registerWidgetRoutes(instance, app.get(ProjectsService));
   await app.init();
   await instance.ready();
   return app;

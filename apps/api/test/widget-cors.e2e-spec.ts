@@ -215,3 +215,27 @@ describe('Widget origins: CORS on the anon-key endpoints (e2e)', () => {
     }
   });
 });
+
+describe('GET /widget.js (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startTestApp()));
+  afterAll(() => t.close());
+
+  it('serves the built widget as cacheable JavaScript, without a key', async () => {
+    const res = await request(t.http).get('/widget.js').expect(200);
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=300');
+    expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.text).toContain('kbqa-widget');
+  });
+
+  it('answers 304 to a matching If-None-Match, and the full file to a stale one', async () => {
+    const { headers } = await request(t.http).get('/widget.js').expect(200);
+    const fresh = await request(t.http).get('/widget.js').set('If-None-Match', `W/"old", ${headers.etag}`);
+    expect(fresh.status).toBe(304);
+    expect(fresh.text).toBe('');
+    expect(fresh.headers.etag).toBe(headers.etag);
+    await request(t.http).get('/widget.js').set('If-None-Match', '"old"').expect(200);
+  });
+});

@@ -4,6 +4,18 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { collectConsoleErrors, describeBrowser, launchBrowser, screenshot } from './browser';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
+// The callbacks given to evaluate() run in the page; apps/api compiles without the DOM library,
+// so the little of it they use is declared here, for this file only.
+interface PageNode {
+  tagName: string;
+  textContent: string | null;
+  shadowRoot: { activeElement: PageNode | null; querySelector(selector: string): PageNode | null } | null;
+}
+declare const document: { activeElement: PageNode | null; querySelector(selector: string): PageNode | null };
+declare function getComputedStyle(
+  el: unknown,
+): Record<'color' | 'letterSpacing' | 'fontFamily' | 'borderBottomWidth' | 'backgroundColor', string>;
+
 const DOCS = [
   {
     source: 'https://docs.example.com/billing',
@@ -89,14 +101,15 @@ describeBrowser('Widget in headless Chromium (e2e)', () => {
     (await t.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} WHERE project_id = ?`, [p.id]))[0]!.n;
 
   /** The widget's text as a reader sees it (innerText, so hidden parts are left out). */
-  const visibleText = (locator: Locator) => locator.evaluate((el) => (el as HTMLElement).innerText);
+  const visibleText = (locator: Locator) =>
+    locator.evaluate((el) => (el as unknown as { innerText: string }).innerText);
   /** Which element has the focus, looking through the widget's shadow root. */
   const focused = (page: Page) =>
     page.evaluate(() => {
       const host = document.activeElement;
       const inner = host?.shadowRoot?.activeElement;
       return inner
-        ? `${host!.tagName.toLowerCase()} > ${inner.tagName.toLowerCase()}:${inner.textContent ?? ''}`
+        ? `${host.tagName.toLowerCase()} > ${inner.tagName.toLowerCase()}:${inner.textContent ?? ''}`
         : host?.tagName.toLowerCase();
     });
 

@@ -17,6 +17,7 @@ const BENCHMARKS = [
   { name: 'crawl-service', script: 'bench/crawl-service.js' },
   { name: 'github', script: 'bench/github.js' },
   { name: 'resync', script: 'bench/resync.js' },
+  { name: 'widget-size', script: 'bench/widget-size.js' },
 ];
 
 const onlyAt = process.argv.indexOf('--only');

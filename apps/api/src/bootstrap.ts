@@ -7,6 +7,8 @@ import { AppModule } from './app.module';
 import { registerJsonBody } from './common/json-body';
 import { registerDashboardPages } from './dashboard/dashboard-static';
 import type { AppConfig } from './config/config';
+import { ProjectsService } from './projects/projects.service';
+import { registerWidgetRoutes } from './widget/widget-route';
 
 /**
  * Builds the HTTP application (ready, not listening), as main.ts and the e2e tests use it.
@@ -41,6 +43,7 @@ export async function createApp(
     void reply.type('application/json; charset=utf-8').send(openApi);
   });
   registerDashboardPages(instance, new Logger('Dashboard'));
+  registerWidgetRoutes(instance, app.get(ProjectsService));
   await app.init();
   await instance.ready();
   return app;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { ChunkStore } from '@kbqa/core';
+import type { ProjectEntity } from '@kbqa/store-sqlite';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
@@ -25,6 +26,9 @@ const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
   projects create <name>                    create a project
   projects list                             list projects
   projects set <id> --export on|off         switch message export (getMessagesData)
+  projects set <id> --origins <origin,…>    origins whose pages may embed the widget (anon key), e.g.
+                                            https://docs.example.com,https://example.com; "*" for any,
+                                            "" for none
   keys create --project <id> --kind server|anon
                                             create an API key (shown once)
   keys list --project <id>                  list a project's keys (never the secret)
@@ -122,7 +126,7 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
       const p = await projects.createProject(positional.slice(2).join(' '));
       return {
         text: `created project ${p.id} "${p.name}"`,
-        json: { id: p.id, name: p.name, export_enabled: p.exportEnabled },
+        json: projectJson(p),
       };
     }
     if (group === 'projects' && action === 'list') {
@@ -130,27 +134,37 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
       return {
         text:
           list
-            .map((p) => `${p.id}\t${p.name}\texport ${p.exportEnabled ? 'on' : 'off'}\t${p.createdAt}`)
+            .map(
+              (p) =>
+                `${p.id}\t${p.name}\texport ${p.exportEnabled ? 'on' : 'off'}\t` +
+                `origins ${describeOrigins(p.allowedOrigins)}\t${p.createdAt}`,
+            )
             .join('\n') || 'no projects',
-        json: {
-          projects: list.map((p) => ({
-            id: p.id,
-            name: p.name,
-            export_enabled: p.exportEnabled,
-            created_at: p.createdAt,
-          })),
-        },
+        json: { projects: list.map((p) => ({ ...projectJson(p), created_at: p.createdAt })) },
       };
     }
     if (group === 'projects' && action === 'set') {
       const id = intArg(arg, 'project id');
       const exp = flags.get('export');
-      if (exp !== 'on' && exp !== 'off') throw new UsageError('projects set needs --export on|off');
-      const p = await projects.setExport(id, exp === 'on');
-      return {
-        text: `project ${p.id}: export ${exp}`,
-        json: { id: p.id, name: p.name, export_enabled: p.exportEnabled },
-      };
+      const origins = flags.get('origins');
+      if (exp === undefined && origins === undefined) {
+        throw new UsageError('projects set needs --export on|off or --origins <origin,…>');
+      }
+      if (exp !== undefined && exp !== 'on' && exp !== 'off') {
+        throw new UsageError('projects set needs --export on|off');
+      }
+      if (origins === true) {
+        throw new UsageError('--origins needs a comma-separated list ("" for none, "*" for any)');
+      }
+      const said: string[] = [];
+      // Origins first: they are validated, so a bad list leaves the export switch untouched too.
+      let p = origins === undefined ? undefined : await projects.setAllowedOrigins(id, origins.split(','));
+      if (p) said.push(`origins ${describeOrigins(p.allowedOrigins)}`);
+      if (exp !== undefined) {
+        p = await projects.setExport(id, exp === 'on');
+        said.push(`export ${exp}`);
+      }
+      return { text: `project ${p!.id}: ${said.join(', ')}`, json: projectJson(p!) };
     }
     if (group === 'keys' && action === 'create') {
       const projectId = intArg(flags.get('project'), '--project');
@@ -193,6 +207,20 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     }
     throw new UsageError(group ? `unknown command: ${positional.join(' ')}` : 'no command given');
   });
+}
+
+function projectJson(p: ProjectEntity) {
+  return {
+    id: p.id,
+    name: p.name,
+    export_enabled: p.exportEnabled,
+    allowed_origins: p.allowedOrigins,
+  };
+}
+
+function describeOrigins(origins: readonly string[]): string {
+  if (origins.length === 0) return 'none';
+  return origins.join(',');
 }
 
 async function main(): Promise<void> {

@@ -110,6 +110,7 @@ describe('Operator API (e2e)', () => {
         id: expect.any(Number),
         name: 'handbook',
         export_enabled: false,
+        allowed_origins: [],
         created_at: expect.stringMatching(ISO),
       });
       const id = created.body.id as number;
@@ -141,6 +142,50 @@ describe('Operator API (e2e)', () => {
     ])('refuses a bad new project %j with a 400 naming the field', async (body, error) => {
       const res = await call('post', '/admin/v1/projects', body).expect(400);
       expect(res.body).toEqual({ error, code: 'BAD_REQUEST' });
+    });
+
+    it('sets the origins allowed to embed the widget, which the anon-key endpoints then answer', async () => {
+      const p = await t.createProject('widget');
+      const newConversation = () =>
+        t.post('/v1/newConversation', { anon_key: p.anonKey }).set('Origin', 'https://docs.example.com');
+      expect((await newConversation().expect(403)).body.code).toBe('ORIGIN_NOT_ALLOWED');
+      const set = await call('patch', `/admin/v1/projects/${p.id}`, {
+        allowed_origins: ['https://docs.example.com/', ' http://127.0.0.1:8080'],
+      }).expect(200);
+      expect(set.body).toMatchObject({
+        id: p.id,
+        allowed_origins: ['https://docs.example.com', 'http://127.0.0.1:8080'],
+      });
+      expect((await call('get', `/admin/v1/projects/${p.id}`).expect(200)).body.allowed_origins).toEqual([
+        'https://docs.example.com',
+        'http://127.0.0.1:8080',
+      ]);
+      const res = await newConversation().expect(200);
+      expect(res.headers['access-control-allow-origin']).toBe('https://docs.example.com');
+      await call('patch', `/admin/v1/projects/${p.id}`, { allowed_origins: [] }).expect(200);
+      expect((await newConversation().expect(403)).body.code).toBe('ORIGIN_NOT_ALLOWED');
+    });
+
+    it.each([
+      [
+        { allowed_origins: ['https://docs.example.com/guide'] },
+        '"https://docs.example.com/guide" is not an exact origin (scheme, host and port only, as browsers send it): did you mean https://docs.example.com?',
+      ],
+      [
+        { allowed_origins: ['docs.example.com'] },
+        '"docs.example.com" is not an origin: expected http(s)://host[:port], for example https://docs.example.com',
+      ],
+      [
+        { allowed_origins: ['*', 'https://a.example'], name: 'renamed' },
+        '"*" (any origin) must be the only entry when it is set',
+      ],
+      [{ allowed_origins: 'https://a.example' }, 'allowed_origins must be an array'],
+      [{ allowed_origins: [5] }, 'each value in allowed_origins must be a string'],
+    ])('refuses bad widget origins %j with a 400 naming the value, changing nothing', async (body, error) => {
+      const p = await t.createProject('unchanged');
+      const res = await call('patch', `/admin/v1/projects/${p.id}`, body).expect(400);
+      expect(res.body).toEqual({ error, code: 'BAD_REQUEST' });
+      expect(await t.projects.getProject(p.id)).toMatchObject({ name: 'unchanged', allowedOrigins: [] });
     });
 
     it.each([

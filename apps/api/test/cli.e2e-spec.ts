@@ -47,4 +47,38 @@ describe('kbqa CLI (e2e, the built command line)', () => {
     );
     expect(keys).toEqual({ keys: [] });
   });
+
+  it('sets, shows and clears the widget origins of a project, refusing one that is not exact', async () => {
+    const env = { KBQA_DATA_DIR: join(root, 'd') };
+    const project = JSON.parse((await kbqa(['projects', 'create', 'p', '--json'], env)).stdout);
+    const id = String(project.id);
+    expect(project.allowed_origins).toEqual([]);
+    const set = await kbqa(
+      ['projects', 'set', id, '--origins', 'https://docs.example.com/,http://127.0.0.1:8080', '--json'],
+      env,
+    );
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({
+      id: project.id,
+      name: 'p',
+      export_enabled: false,
+      allowed_origins: ['https://docs.example.com', 'http://127.0.0.1:8080'],
+    });
+    const listed = await kbqa(['projects', 'list'], env);
+    expect(listed.stdout).toContain('origins https://docs.example.com,http://127.0.0.1:8080');
+
+    const bad = await kbqa(
+      ['projects', 'set', id, '--origins', 'https://docs.example.com/guide', '--json'],
+      env,
+    );
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout).error).toContain('"https://docs.example.com/guide" is not an exact origin');
+    const cleared = await kbqa(['projects', 'set', id, '--origins', '', '--json'], env);
+    expect(JSON.parse(cleared.stdout).allowed_origins).toEqual([]);
+    const text = await kbqa(['projects', 'set', id, '--origins', '*'], env);
+    expect(text.stdout.trim()).toBe(`project ${id}: origins *`);
+    const none = await kbqa(['projects', 'set', id], env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('projects set needs --export on|off or --origins <origin,…>');
+  });
 });

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'INVALID_API_KEY'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'ORIGIN_NOT_ALLOWED'
   | 'NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
   | 'PERMISSION_DENIED'
@@ -34,6 +35,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   /** The operator API (`/admin/v1`) without a valid operator token. */
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
+  /** A browser page whose origin the key's project does not list (the widget's CORS rule). */
+  ORIGIN_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   PAYLOAD_TOO_LARGE: 413,
   PERMISSION_DENIED: 500,

@@ -1,5 +1,11 @@
 import { Body, Get, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
 import { ProjectsService } from '../projects/projects.service';
 import { ErrorResponse, IdParams } from './admin.dto';
 import { AdminController } from './admin.guard';
@@ -39,11 +45,20 @@ export class AdminProjectsController {
   }
 
   @Patch('projects/:id')
-  @ApiOperation({ summary: 'Rename a project or switch its message export (getMessagesData)' })
+  @ApiOperation({
+    summary:
+      'Rename a project, switch its message export (getMessagesData) or set the origins allowed to embed its widget',
+  })
   @ApiOkResponse({ type: ProjectResponse })
+  @ApiBadRequestResponse({
+    type: ErrorResponse,
+    description: 'an entry of allowed_origins is not an exact origin',
+  })
   @ApiNotFoundResponse({ type: ErrorResponse })
   async update(@Param() { id }: IdParams, @Body() dto: UpdateProjectDto): Promise<ProjectResponse> {
-    // A JSON null is "no change", like an absent field.
+    // A JSON null is "no change", like an absent field. Origins first: they are the one field
+    // the service still validates, so a bad list changes nothing else either.
+    if (dto.allowed_origins != null) await this.projects.setAllowedOrigins(id, dto.allowed_origins);
     if (dto.name != null) await this.projects.renameProject(id, dto.name);
     if (dto.export_enabled != null) await this.projects.setExport(id, dto.export_enabled);
     return mapProject(await this.projects.getProject(id));

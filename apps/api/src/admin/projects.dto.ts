@@ -1,8 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { type ProjectEntity, toIsoUtc } from '@kbqa/store-sqlite';
-import { IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { MAX_ORIGINS } from '../projects/origins';
 
 const NAME_MAX = 200;
+const ORIGIN_MAX = 2048;
+const ORIGINS_DESCRIPTION =
+  'web origins (scheme://host[:port]) whose pages may use the anon key: the embeddable widget. ' +
+  'Exact match; ["*"] allows any origin; [] allows none (the default).';
 
 /** `POST /admin/v1/projects`. */
 export class CreateProjectDto {
@@ -26,6 +31,19 @@ export class UpdateProjectDto {
   @IsOptional()
   @IsBoolean()
   export_enabled?: boolean;
+
+  @ApiPropertyOptional({
+    description: `${ORIGINS_DESCRIPTION} Replaces the whole list.`,
+    type: [String],
+    maxItems: MAX_ORIGINS,
+    example: ['https://docs.example.com'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_ORIGINS)
+  @IsString({ each: true })
+  @MaxLength(ORIGIN_MAX, { each: true })
+  allowed_origins?: string[];
 }
 
 /** A project as the operator API shows it. */
@@ -38,6 +56,9 @@ export class ProjectResponse {
 
   @ApiProperty({ description: 'whether getMessagesData answers for this project' })
   export_enabled!: boolean;
+
+  @ApiProperty({ description: ORIGINS_DESCRIPTION, type: [String], example: ['https://docs.example.com'] })
+  allowed_origins!: string[];
 
   @ApiProperty({ format: 'date-time', example: '2026-11-25T10:00:00.000Z' })
   created_at!: string;
@@ -55,6 +76,7 @@ export function mapProject(project: ProjectEntity): ProjectResponse {
     id: project.id,
     name: project.name,
     export_enabled: project.exportEnabled,
+    allowed_origins: project.allowedOrigins,
     created_at: toIsoUtc(project.createdAt),
   };
 }

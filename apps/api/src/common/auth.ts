@@ -5,9 +5,11 @@ import {
   Injectable,
   SetMetadata,
 } from '@nestjs/common';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Reflector } from '@nestjs/core';
 import { KbqaError } from '@kbqa/core';
 import { type AuthenticatedKey, ProjectsService } from '../projects/projects.service';
+import { allowOrigin, crossOrigin } from '../widget/widget-cors';
 import { type Bucket, RATE_CATEGORY_METADATA, type RateCategory, RateLimits } from './rate-limit';
 
 /**
@@ -20,9 +22,14 @@ const ACCESS = 'kbqa:key-access';
 /** Marks a handler or controller with the keys it accepts (default: server keys only). */
 export const KeyAccess = (access: KeyAccess) => SetMetadata(ACCESS, access);
 
-type AuthedRequest = { body?: unknown; auth?: AuthenticatedKey; ip?: string };
+type AuthedRequest = {
+  body?: unknown;
+  auth?: AuthenticatedKey;
+  ip?: string;
+  headers?: IncomingHttpHeaders;
+};
 /** The part of a Fastify reply the guards use: setting a header before an error answer. */
-export type HeaderReply = { header(name: string, value: string): unknown };
+export type HeaderReply = { header(name: string, value: string): unknown; raw?: ServerResponse };
 
 /**
  * The one guard: reads `api_key` (or `anon_key`) from the JSON body, resolves the project and
@@ -72,6 +79,19 @@ export class ApiKeyGuard implements CanActivate {
         'FORBIDDEN',
         'this endpoint needs a server-side API key; anon keys are for chat only',
       );
+    }
+    // Anon-key endpoints answer browser pages of the origins the key's project lists, and no
+    // others. Checked before anything is done: a text/plain POST reaches us without a preflight,
+    // so this refusal, not the browser, is what keeps an unlisted site from using the key.
+    if (access === 'any' && req.headers) {
+      const origin = crossOrigin(req.headers);
+      if (origin !== undefined) {
+        if (!this.projects.originAllowed(auth.projectId, origin)) {
+          throw new KbqaError('ORIGIN_NOT_ALLOWED', `origin ${origin} is not allowed for this project`);
+        }
+        // Before the rate limit and validation, so that their errors reach the page readable too.
+        if (reply.raw) allowOrigin(reply.raw, origin);
+      }
     }
     req.auth = auth;
     const category = this.reflector.get<RateCategory | undefined>(

@@ -1,9 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KbqaError, type RequestRecords } from '@kbqa/core';
-import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
+import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
+import { ANY_ORIGIN, normalizeOrigins, originListed } from './origins';
 
 /** The project and key kind a request authenticated as. */
 export interface AuthenticatedKey {
@@ -30,6 +32,15 @@ function hashKey(key: string): Buffer {
 export class ProjectsService {
   private readonly projects: Repository<ProjectEntity>;
   private readonly keys: Repository<ApiKeyEntity>;
+  /**
+   * The origin checks run on every cross-origin widget request. A prepared statement on the
+   * connection costs microseconds and, unlike an in-process cache, sees at once what the CLI (another
+   * process on the same file) or another API process changed.
+   */
+  private readonly originStmt: {
+    ofProject: BetterSqlite3.Statement<[number], { allowed_origins: string }>;
+    listedAnywhere: BetterSqlite3.Statement<[string, string], { found: number }>;
+  };
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
     /** Every request authenticates: the key lookup is on the store's hot path, not the ORM. */
@@ -37,12 +48,25 @@ export class ProjectsService {
   ) {
     this.projects = dataSource.getRepository(ProjectEntity);
     this.keys = dataSource.getRepository(ApiKeyEntity);
+    const db = rawDatabase(dataSource);
+    this.originStmt = {
+      ofProject: db.prepare('SELECT allowed_origins FROM projects WHERE id = ?'),
+      listedAnywhere: db.prepare(
+        `SELECT 1 AS found FROM projects, json_each(projects.allowed_origins)
+         WHERE json_valid(projects.allowed_origins) AND json_each.value IN (?, ?) LIMIT 1`,
+      ),
+    };
   }
 
   async createProject(name: string): Promise<ProjectEntity> {
     if (!name.trim()) throw new KbqaError('BAD_REQUEST', 'a project needs a name');
     return this.projects.save(
-      this.projects.create({ name: name.trim(), exportEnabled: false, createdAt: nowTimestamp() }),
+      this.projects.create({
+        name: name.trim(),
+        exportEnabled: false,
+        allowedOrigins: [],
+        createdAt: nowTimestamp(),
+      }),
     );
   }
 
@@ -74,6 +98,38 @@ export class ProjectsService {
     const project = await this.getProject(id);
     project.systemPrompt = prompt;
     return this.projects.save(project);
+  }
+
+  /**
+   * Replaces the origins whose pages may use the project's anon key (the widget); an empty list
+   * allows none. BAD_REQUEST naming the first entry that is not an exact origin or `*` alone.
+   */
+  async setAllowedOrigins(id: number, origins: readonly string[]): Promise<ProjectEntity> {
+    const normalized = normalizeOrigins(origins);
+    const project = await this.getProject(id);
+    project.allowedOrigins = normalized;
+    return this.projects.save(project);
+  }
+
+  /** Whether the project lists `origin` (or `*`) for its widget. */
+  originAllowed(projectId: number, origin: string): boolean {
+    const row = this.originStmt.ofProject.get(projectId);
+    if (!row) return false;
+    let allowed: unknown;
+    try {
+      allowed = JSON.parse(row.allowed_origins);
+    } catch {
+      return false;
+    }
+    return Array.isArray(allowed) && originListed(allowed as string[], origin);
+  }
+
+  /**
+   * Whether any project lists `origin` (or `*`): all a CORS preflight can ask, since it carries no
+   * body and so no key.
+   */
+  originListedByAnyProject(origin: string): boolean {
+    return this.originStmt.listedAnywhere.get(origin, ANY_ORIGIN) !== undefined;
   }
 
   /** Creates a key: 192 random bits with a readable prefix, returned once, stored as a hash. */

@@ -6,6 +6,7 @@ import { FtsIncrementalMerge1733300000000 } from './1733300000000-fts-incrementa
 import { TaskCounts1733400000000 } from './1733400000000-task-counts';
 import { VectorCodes1733500000000 } from './1733500000000-vector-codes';
 import { Indexes1733600000000 } from './1733600000000-indexes';
+import { ProjectOrigins1733700000000 } from './1733700000000-project-origins';
 import { DashboardSessions1733900000000 } from './1733900000000-dashboard-sessions';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   TaskCounts1733400000000,
   VectorCodes1733500000000,
   Indexes1733600000000,
+  ProjectOrigins1733700000000,
   DashboardSessions1733900000000,
 ];

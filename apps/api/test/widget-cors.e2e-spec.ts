@@ -230,6 +230,19 @@ describe('GET /widget.js (e2e)', () => {
     expect(res.text).toContain('kbqa-widget');
   });
 
+  it('serves the Markdown module beside it, importable from any origin', async () => {
+    const res = await request(t.http)
+      .get('/widget-markdown.js')
+      .set('Origin', 'https://docs.example')
+      .expect(200);
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.text).toMatch(/export\s*\{/);
+    // The script tag's own file does not carry marked and DOMPurify.
+    const widget = await request(t.http).get('/widget.js').expect(200);
+    expect(widget.text.length).toBeLessThan(res.text.length / 3);
+  });
+
   it('answers 304 to a matching If-None-Match, and the full file to a stale one', async () => {
     const { headers } = await request(t.http).get('/widget.js').expect(200);
     const fresh = await request(t.http).get('/widget.js').set('If-None-Match', `W/"old", ${headers.etag}`);

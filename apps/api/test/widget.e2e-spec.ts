@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { collectConsoleErrors, describeBrowser, launchBrowser, screenshot } from './browser';
+import { startFakeLlm, type FakeLlm } from './fake-llm';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
 // The callbacks given to evaluate() run in the page; apps/api compiles without the DOM library,
@@ -272,6 +273,80 @@ describeBrowser('Widget in headless Chromium (e2e)', () => {
     expect(await page.getByRole('button', { name: 'Good answer' }).count()).toBe(0);
     expect([await count('conversations'), await count('messages')]).toEqual(before);
     await screenshot(page, 'widget-refused-origin');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+describeBrowser('Widget renders answers as sanitized Markdown (e2e, fake LLM)', () => {
+  let llm: FakeLlm;
+  let t: TestApp;
+  let host: { server: Server; origin: string };
+  let browser: Browser;
+
+  beforeAll(async () => {
+    llm = await startFakeLlm();
+    t = await startTestApp({
+      KBQA_LLM: 'openai',
+      KBQA_LLM_BASE_URL: llm.baseUrl,
+      KBQA_LLM_MODEL: 'fake-model',
+    });
+    const p = await t.createProject('markdown');
+    const res = await t.post('/v1/ingestDocuments', { api_key: p.serverKey, documents: DOCS }).expect(200);
+    await t.waitForTask(res.body.task_id);
+    const server = t.app.getHttpServer() as Server;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    host = await startHost({ '/': hostPage(api, { anonKey: p.anonKey }) });
+    await t.projects.setAllowedOrigins(p.id, [host.origin]);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    if (host) await close(host.server);
+    await close(t.app.getHttpServer() as Server);
+    await t.close();
+    await llm.close();
+  });
+
+  it('shows emphasis, code and lists, and drops scripts, event handlers and javascript: links', async () => {
+    // The model's answer, streamed in pieces that split the Markdown mid-syntax.
+    llm.script = {
+      kind: 'answer',
+      pieces: [
+        'Invoices go out **monthly**. Call `invoice.send()` to',
+        ' resend one.\n\n- by email\n- on the first working day\n\n',
+        '<img src="x" onerror="window.__kbqaPwned = 1"> <script>window.__kbqaPwned = 2</script>',
+        '[click me](javascript:window.__kbqaPwned=3) and [the billing page](https://docs.example.com/billing)',
+      ],
+    };
+    const page = await browser.newPage();
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${host.origin}/`);
+    await page.keyboard.press('Control+k');
+    const dialog = page.getByRole('dialog', { name: 'Ask the docs' });
+    await dialog.waitFor({ state: 'visible' });
+    await page.keyboard.type('When are invoices sent?');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Good answer' }).waitFor({ state: 'visible' });
+
+    expect(await dialog.locator('strong', { hasText: 'monthly' }).count()).toBe(1);
+    expect(await dialog.locator('code', { hasText: 'invoice.send()' }).count()).toBe(1);
+    expect(await dialog.locator('li').filter({ hasText: 'on the first working day' }).count()).toBe(1);
+    expect(await dialog.locator('img, script').count()).toBe(0);
+    const link = dialog.getByRole('link', { name: 'the billing page' });
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toContain('noopener');
+    const hrefs = await dialog
+      .locator('a')
+      .evaluateAll((as) =>
+        as.map(
+          (a) => (a as unknown as { getAttribute(n: string): string | null }).getAttribute('href') ?? '',
+        ),
+      );
+    expect(hrefs.some((h) => h.toLowerCase().startsWith('javascript:'))).toBe(false);
+    expect(await page.evaluate('window.__kbqaPwned')).toBeUndefined();
+    await screenshot(page, 'widget-markdown');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -25,6 +25,7 @@ h2{margin:0;flex:1;font-size:15px;font-weight:600}
 .md>:first-child{margin-top:0}.md>:last-child{margin-bottom:0}
 .md p,.md ul,.md ol,.md pre{margin:.5em 0}
 .md pre{overflow-x:auto;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:8px}
+.md strong,.md b{font-weight:700}
 .md code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px}
 a{color:var(--accent)}
 .src{margin:8px 0 0;padding:8px 0 0;border-top:1px solid var(--line);font-size:12.5px}

@@ -5,8 +5,6 @@
  * sources, and rates answers. Everything lives in an open shadow root on one host element.
  * No framework: the whole widget must stay small enough to add to any page (docs/architecture.md).
  */
-import DOMPurify from 'dompurify';
-import { marked } from 'marked';
 import { controlName, SseParser, type StreamedSource } from './sse';
 import { CSS } from './styles';
 import { pageTheme, type Theme } from './theme';
@@ -47,17 +45,28 @@ function thumb(): SVGSVGElement {
   return svg;
 }
 
-// Links in answers open in a new tab and give the opened page no handle on this one.
-DOMPurify.addHook('afterSanitizeAttributes', (node) => {
-  if (node.tagName === 'A') {
-    node.setAttribute('target', '_blank');
-    node.setAttribute('rel', 'noopener noreferrer');
-  }
-});
+type Renderer = (target: HTMLElement, text: string) => void;
+/** The Markdown renderer once its module has loaded; until then answers show as plain text. */
+let markdown: Renderer | undefined;
+let markdownLoad: Promise<void> | undefined;
+
+/**
+ * Loads the Markdown module (dist/widget-markdown.js, beside widget.js) once. Should it fail (a
+ * page whose Content-Security-Policy refuses it, say), answers stay plain text, which is safe.
+ */
+function loadMarkdown(scriptSrc: string): Promise<void> {
+  markdownLoad ??= import(new URL('widget-markdown.js', scriptSrc).href).then(
+    (m: { renderMarkdown: Renderer }) => {
+      markdown = m.renderMarkdown;
+    },
+    () => undefined,
+  );
+  return markdownLoad;
+}
 
 function renderMarkdown(target: HTMLElement, text: string): void {
-  const html = marked.parse(text, { async: false, gfm: true, breaks: false });
-  target.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ['style', 'form', 'input', 'img'] });
+  if (markdown) markdown(target, text);
+  else target.textContent = text;
 }
 
 /** A readable sentence for a failed response, from its `{error, code}` body when it has one. */
@@ -88,6 +97,8 @@ async function failure(res: Response): Promise<WidgetError> {
 
 class Widget {
   private readonly api: string;
+  /** Where widget.js came from; the Markdown module sits beside it. */
+  private readonly scriptSrc: string | undefined;
   private readonly key: string;
   private readonly title: string;
   private readonly themeSetting: string;
@@ -104,7 +115,8 @@ class Widget {
   private inflight: AbortController | undefined;
 
   constructor(scriptEl: HTMLScriptElement | null) {
-    this.api = scriptEl?.src ? new URL(scriptEl.src, location.href).origin : location.origin;
+    this.scriptSrc = scriptEl?.src ? new URL(scriptEl.src, location.href).href : undefined;
+    this.api = this.scriptSrc ? new URL(this.scriptSrc).origin : location.origin;
     this.key = scriptEl?.dataset.anonKey?.trim() ?? '';
     this.title = scriptEl?.dataset.title?.trim() || 'Ask the docs';
     this.themeSetting = scriptEl?.dataset.theme ?? 'auto';
@@ -204,6 +216,7 @@ class Widget {
   }
 
   private open(): void {
+    if (this.scriptSrc) void loadMarkdown(this.scriptSrc);
     // The page may have switched themes since the last look.
     this.applyTheme();
     this.panel.hidden = false;
@@ -305,6 +318,7 @@ class Widget {
         }
       }
       if (frame) cancelAnimationFrame(frame);
+      if (this.scriptSrc) await loadMarkdown(this.scriptSrc);
       paint();
       if (messageId === undefined) throw new WidgetError('The answer was cut off; please ask again.');
       if (!text.trim()) answer.append(h('p', { class: 'muted' }, 'No answer.'));

@@ -189,6 +189,8 @@ describe('Operator API (e2e)', () => {
         created_at: expect.stringMatching(ISO),
         revoked: false,
         revoked_at: null,
+        // getSources above authenticated with it.
+        last_used_at: expect.stringMatching(ISO),
       };
       expect(listed.body).toEqual({ keys: [row] });
       expect(JSON.stringify(listed.body)).not.toContain(key);

@@ -4,6 +4,7 @@ import { KbqaError, type RequestRecords } from '@kbqa/core';
 import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
+import { KeyUsageThrottle } from './key-usage.throttle';
 
 /** The project and key kind a request authenticated as. */
 export interface AuthenticatedKey {
@@ -30,6 +31,7 @@ function hashKey(key: string): Buffer {
 export class ProjectsService {
   private readonly projects: Repository<ProjectEntity>;
   private readonly keys: Repository<ApiKeyEntity>;
+  private readonly usage = new KeyUsageThrottle();
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
     /** Every request authenticates: the key lookup is on the store's hot path, not the ORM. */
@@ -120,6 +122,21 @@ export class ProjectsService {
     if (!row) return undefined;
     const stored = Buffer.from(row.keyHash, 'hex');
     if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return undefined;
+    await this.recordUse(row.id);
     return { keyId: row.id, projectId: row.projectId, kind: row.kind };
+  }
+
+  /**
+   * Writes the key's `last_used_at`, throttled (see KeyUsageThrottle). Best effort: a request
+   * with a valid key is not refused because this bookkeeping could not be written (a full disk,
+   * a lock held past the busy timeout).
+   */
+  private async recordUse(keyId: number): Promise<void> {
+    if (!this.usage.due(keyId, Date.now())) return;
+    try {
+      await this.records.touchKey(keyId, nowTimestamp());
+    } catch {
+      // Left for the next use after the interval; the listing is then at most a minute older.
+    }
   }
 }

@@ -6,6 +6,7 @@ import { FtsIncrementalMerge1733300000000 } from './1733300000000-fts-incrementa
 import { TaskCounts1733400000000 } from './1733400000000-task-counts';
 import { VectorCodes1733500000000 } from './1733500000000-vector-codes';
 import { Indexes1733600000000 } from './1733600000000-indexes';
+import { AdminData1733800000000 } from './1733800000000-admin-data';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   TaskCounts1733400000000,
   VectorCodes1733500000000,
   Indexes1733600000000,
+  AdminData1733800000000,
 ];

@@ -40,6 +40,16 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['patch', '/admin/v1/indexes/{id}', { auto_sync: true }],
   ['post', '/admin/v1/indexes/{id}/sync', undefined],
   ['delete', '/admin/v1/indexes/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/sources', undefined],
+  ['delete', '/admin/v1/sources/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/taught', undefined],
+  ['post', '/admin/v1/projects/{id}/taught', { question: 'refused', answer: 'refused' }],
+  ['patch', '/admin/v1/taught/{id}', { answer: 'refused' }],
+  ['delete', '/admin/v1/taught/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/conversations', undefined],
+  ['get', '/admin/v1/conversations/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/analytics', undefined],
+  ['get', '/admin/v1/projects/{id}/gaps', undefined],
 ];
 
 /** Runs the built CLI; never throws on a non-zero exit. */

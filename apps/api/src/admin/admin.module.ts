@@ -3,12 +3,19 @@ import { RateLimitModule } from '../common/rate-limit.module';
 import { IndexesModule } from '../indexes/indexes.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { TasksModule } from '../tasks/tasks.module';
+import { TeachingModule } from '../teaching/teaching.module';
 import { AdminTokenService } from './admin-token.service';
 import { AdminGuard } from './admin.guard';
 import { AdminIndexesController } from './indexes.controller';
 import { AdminKeysController } from './keys.controller';
 import { AdminProjectsController } from './projects.controller';
 import { AdminTasksController } from './tasks.controller';
+import { AdminAnalyticsController } from './analytics.controller';
+import { AnalyticsService } from './analytics.service';
+import { AdminConversationsController } from './conversations.controller';
+import { AdminSourcesController } from './sources.controller';
+import { AdminSourcesService } from './sources.service';
+import { AdminTaughtController } from './taught.controller';
 
 /**
  * The operator API, `/admin/v1/…` (docs/api.md, "Operator API"): one controller per resource,
@@ -16,8 +23,17 @@ import { AdminTasksController } from './tasks.controller';
  * resource adds its controller here (and imports the module of its service).
  */
 @Module({
-  imports: [RateLimitModule, ProjectsModule, TasksModule, IndexesModule.withQueue()],
-  controllers: [AdminProjectsController, AdminKeysController, AdminIndexesController, AdminTasksController],
-  providers: [AdminTokenService, AdminGuard],
+  imports: [RateLimitModule, ProjectsModule, TasksModule, IndexesModule.withQueue(), TeachingModule],
+  controllers: [
+    AdminProjectsController,
+    AdminKeysController,
+    AdminIndexesController,
+    AdminTasksController,
+    AdminSourcesController,
+    AdminTaughtController,
+    AdminConversationsController,
+    AdminAnalyticsController,
+  ],
+  providers: [AdminTokenService, AdminGuard, AdminSourcesService, AnalyticsService],
 })
 export class AdminModule {}

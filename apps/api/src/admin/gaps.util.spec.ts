@@ -42,7 +42,10 @@ describe('groupGaps', () => {
       q('export invoices', '2026-01-01T00:00:00.000000'),
       q('export invoices as PDF with company logo', '2026-01-02T00:00:00.000000'),
     ]);
-    expect(groups.map((g) => g.question)).toEqual(['export invoices as PDF with company logo', 'export invoices']);
+    expect(groups.map((g) => g.question)).toEqual([
+      'export invoices as PDF with company logo',
+      'export invoices',
+    ]);
   });
 
   it('groups wordings without content words only with the same text', () => {

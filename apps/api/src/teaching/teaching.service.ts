@@ -97,8 +97,8 @@ export class TeachingService {
   async update(id: number, change: { question?: string; answer?: string }): Promise<TaughtPair> {
     const pair = await this.get(id);
     const row = await this.taught.findOneByOrFail({ id: pair.id });
-    if (change.question !== undefined) row.question = change.question.trim();
-    if (change.answer !== undefined) row.answer = change.answer.trim();
+    if (change.question != null) row.question = change.question.trim();
+    if (change.answer != null) row.answer = change.answer.trim();
     row.updatedAt = nowTimestamp();
     await this.taught.save(row);
     await this.index(row);

@@ -75,11 +75,7 @@ describe(ChatService.name, () => {
 
     it('puts it first, marked curated, in place of its own chunks, topK in all', async () => {
       const { service, generated } = setup({ hits, taught });
-      const turn = await service.start(
-        1,
-        { question: 'q', retriever_options: { num_chunks: 2 } } as ChatDto,
-        signal,
-      );
+      const turn = await service.start(1, { question: 'q', retriever_options: { num_chunks: 2 } }, signal);
       expect(turn.sources.map((s) => s.chunkId)).toEqual([9, 1]);
       for await (const _ of turn.pieces);
       expect(generated[0]?.sources.map((s) => [s.content, s.curated])).toEqual([
@@ -94,7 +90,7 @@ describe(ChatService.name, () => {
         { question: 'q', relevance_threshold: 0.9 },
       ]) {
         const { service } = setup({ hits, taught });
-        const turn = await service.start(1, dto as unknown as ChatDto, signal);
+        const turn = await service.start(1, dto, signal);
         expect(turn.sources[0]?.chunkId).toBe(1);
       }
     });

@@ -163,9 +163,10 @@ describe('indexes: re-sync, incremental ingestion and auto sync (e2e, local site
       expect(await sources()).toEqual(['/', '/a', '/b', '/d'].map((x) => `${site.origin}${x}`));
       expect(await chunkIdsOf('/a')).toEqual(aChunks);
       // Only chunks whose text changed are embedded again: fewer than all of the index's chunks.
-      const [{ n }] = await t.query<{ n: number }>('SELECT count(*) AS n FROM chunks WHERE project_id = ?', [
+      const [count] = await t.query<{ n: number }>('SELECT count(*) AS n FROM chunks WHERE project_id = ?', [
         p.id,
       ]);
+      const n = count!.n;
       const reembedded = embedded() - before;
       expect(reembedded).toBeGreaterThan(0);
       expect(reembedded).toBeLessThan(n);

@@ -235,6 +235,17 @@ describe('Operator API: dashboard data (e2e)', () => {
         taught,
       ]);
       expect((await chat(p, 'how do I reset my password')).answer.text.startsWith(ANSWER)).toBe(true);
+      // Deleting its source from the source list forgets the pair too.
+      const listed = await call('get', `/admin/v1/projects/${p.id}/sources?q=taught`).expect(200);
+      await call('delete', `/admin/v1/sources/${listed.body.sources[0].id}`).expect(200);
+      expect((await call('get', `/admin/v1/projects/${p.id}/taught`).expect(200)).body).toEqual({
+        taught: [],
+      });
+      const rows = await t.query<{ n: number }>(
+        'SELECT count(*) AS n FROM taught_answers WHERE project_id = ?',
+        [p.id],
+      );
+      expect(rows[0]?.n).toBe(0);
     });
 
     it('answers a close question with the taught answer first and cites it first, as JSON and streamed', async () => {

@@ -1,3 +1,4 @@
+import { timestampAt } from '@kbqa/store-sqlite';
 import request from 'supertest';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { answerText, parseSse } from './sse';
@@ -356,10 +357,13 @@ describe('Operator API: dashboard data (e2e)', () => {
       const good = await chat(p, 'How do I install the kbqa server?', ids.good);
       await rate(p, good.message_id, 1);
       await end(p, ids.good);
-      await t.query(
-        "UPDATE conversations SET created_at = strftime('%Y-%m-%dT%H:%M:%f000', ended_at, '-600 seconds') WHERE id = ?",
-        [ids.good],
-      );
+      // Both set here, in the stored form: SQLite's date arithmetic can be off by a millisecond.
+      const endedAt = Date.now() - 1000;
+      await t.query('UPDATE conversations SET created_at = ?, ended_at = ? WHERE id = ?', [
+        timestampAt(endedAt - 600_000),
+        timestampAt(endedAt),
+        ids.good,
+      ]);
       // Three wordings of a question the documentation does not cover, never rated, not ended.
       ids.open = await newConversation(p);
       await chat(p, 'How do I export invoices?', ids.open);

@@ -44,6 +44,16 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['post', '/admin/v1/projects/{id}/conversations', undefined],
   ['post', '/admin/v1/projects/{id}/chat', { question: 'refused?' }],
   ['put', '/admin/v1/projects/{id}/messages/{message_id}/rating', { rating_value: 1 }],
+  ['get', '/admin/v1/projects/{id}/sources', undefined],
+  ['delete', '/admin/v1/sources/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/taught', undefined],
+  ['post', '/admin/v1/projects/{id}/taught', { question: 'refused', answer: 'refused' }],
+  ['patch', '/admin/v1/taught/{id}', { answer: 'refused' }],
+  ['delete', '/admin/v1/taught/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/conversations', undefined],
+  ['get', '/admin/v1/conversations/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/analytics', undefined],
+  ['get', '/admin/v1/projects/{id}/gaps', undefined],
 ];
 
 /** Runs the built CLI; never throws on a non-zero exit. */
@@ -238,6 +248,8 @@ describe('Operator API (e2e)', () => {
         created_at: expect.stringMatching(ISO),
         revoked: false,
         revoked_at: null,
+        // getSources above authenticated with it.
+        last_used_at: expect.stringMatching(ISO),
       };
       expect(listed.body).toEqual({ keys: [row] });
       expect(JSON.stringify(listed.body)).not.toContain(key);

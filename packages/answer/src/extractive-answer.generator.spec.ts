@@ -37,6 +37,34 @@ function citations(text: string): number[] {
 }
 
 describe(ExtractiveAnswerGenerator.name, () => {
+  describe('with a curated (taught) answer first', () => {
+    const taught = (content: string): AnswerSource => ({
+      ...source(1, 'How do I reset my password?', content, 1),
+      curated: true,
+    });
+
+    it('answers with the taught answer verbatim, cited, and nothing else', async () => {
+      const text = await answer('how can I reset my password', [
+        taught('Open Settings > Security and click Reset password.'),
+        source(2, 'Reply', reply()),
+      ]);
+      expect(text).toBe('Open Settings > Security and click Reset password. [1]');
+    });
+
+    it('cites a taught answer ending in a code block on a line of its own', async () => {
+      const content = 'Run:\n\n```sh\nkbqa reset\n```';
+      expect(await answer('reset password', [taught(content)])).toBe(`${content}\n\n[1]`);
+    });
+
+    it('ignores a curated flag on a source that is not first', async () => {
+      const text = await answer('What does register create by default?', [
+        source(7, 'Plugins', scope()),
+        { ...source(8, 'Taught', 'Something else entirely.'), curated: true },
+      ]);
+      expect(text).not.toContain('Something else entirely');
+    });
+  });
+
   it('answers with the sentence that answers the question, cited with the source number', async () => {
     const text = await answer('What does register create by default?', [
       source(4, 'Reply', reply()),

@@ -96,8 +96,14 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     return Promise.resolve(extractiveSummary(text, maxChars));
   }
 
-  /** The answer as the pieces that are streamed. */
+  /**
+   * The answer as the pieces that are streamed. A curated source (a taught answer, always first)
+   * is the answer: its text as the operator wrote it, cited, and nothing picked from other pages
+   * after it, which could only dilute or contradict it.
+   */
   compose(question: string, sources: AnswerSource[]): string[] {
+    const curated = sources[0]?.curated ? sources[0] : undefined;
+    if (curated && curated.content.trim()) return [citeCurated(curated)];
     const candidates = this.score(question, sources);
     const sentences = candidates
       .filter((c) => c.unit.kind === 'sentence' && c.bodyMatched && c.relevance >= this.minRelevance)
@@ -278,6 +284,16 @@ function render(chosen: Candidate[]): string[] {
     pieces.push(separator + cite(c.unit.text, c.source.n, introducesNext));
   });
   return pieces;
+}
+
+/**
+ * A curated answer verbatim, its citation after it: on a line of its own after a code block or
+ * list, else after the final full stop (the answer must start with exactly what was taught).
+ */
+function citeCurated(source: AnswerSource): string {
+  const text = source.content.trim();
+  const blockEnd = /(?:```|~~~)$/.test(text) || /\n\s*(?:[-*+]|\d+\.)\s[^\n]*$/.test(text);
+  return `${text}${blockEnd ? '\n\n' : ' '}[${source.n}]`;
 }
 
 /** Puts ` [n]` before the sentence's final punctuation ("Sets the status code [1]."), adding a full stop when there is none. */

@@ -15,3 +15,4 @@ export {
   type ChatMessage,
 } from './openai.prompts';
 export { condenseFollowUp, isFollowUp } from './follow-up.util';
+export { contentTerms, jaccard, termOverlap } from './similarity.util';

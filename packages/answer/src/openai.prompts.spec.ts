@@ -6,6 +6,45 @@ describe(buildAnswerMessages.name, () => {
     expect(system?.content).toContain('none matched this question');
   });
 
+  it("puts a curated answer first, marked as the operator's, and says to answer with it", () => {
+    const [system] = buildAnswerMessages({
+      question: 'How do I reset my password?',
+      sources: [
+        {
+          n: 1,
+          title: 'How do I reset my password?',
+          content: 'Open Settings > Security.',
+          link: 'taught:3',
+          score: 1,
+          curated: true,
+        },
+        {
+          n: 2,
+          title: 'Accounts',
+          content: 'Accounts have passwords.',
+          link: 'https://x/accounts',
+          score: 0.4,
+        },
+      ],
+      history: [],
+    });
+    const content = system!.content;
+    expect(content).toContain("Source [1] is the operator's curated answer to this question");
+    expect(content).toContain(
+      '[1] Curated answer to: How do I reset my password? — taught:3\nOpen Settings > Security.',
+    );
+    expect(content.indexOf('[1] Curated')).toBeLessThan(content.indexOf('[2] Accounts'));
+  });
+
+  it('marks nothing as curated without a curated source', () => {
+    const [system] = buildAnswerMessages({
+      question: 'q',
+      sources: [{ n: 1, title: 'Accounts', content: 'c', link: 'l', score: 0.4 }],
+      history: [],
+    });
+    expect(system!.content).not.toContain('curated');
+  });
+
   it('keeps only the last turns of a long history', () => {
     const history = Array.from({ length: 5 }, (_, i) => ({ prompt: `p${i}`, response: `r${i}` }));
     const messages = buildAnswerMessages({ question: 'q', sources: [], history }, 2);

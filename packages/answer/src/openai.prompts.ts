@@ -20,7 +20,8 @@ export const DEFAULT_SYSTEM_PROMPT = [
  * and only first) holds: the project's system prompt or {@link DEFAULT_SYSTEM_PROMPT}; the
  * sources as `[n] title — link` followed by their content, with the citation rule repeated so
  * that it holds under a custom system prompt too; then the additional context, marked as not
- * citable. Earlier turns follow as user/assistant messages (the last `maxHistoryTurns`), then
+ * citable. A curated source (a taught answer, first when present) is marked as the operator's
+ * curated answer to the question, to be answered with first. Earlier turns follow as user/assistant messages (the last `maxHistoryTurns`), then
  * the question as the last user message.
  */
 export function buildAnswerMessages(
@@ -37,8 +38,16 @@ export function buildAnswerMessages(
     parts.push(
       `Documentation sources (cite them as ${numbers}; no other numbers exist; if they do not answer the question, say that the documentation does not cover it):`,
     );
+    const curated = request.sources.find((s) => s.curated);
+    if (curated) {
+      parts.push(
+        `Source [${curated.n}] is the operator's curated answer to this question (the question it answers is its title): ` +
+          `answer with it first, in its own words where possible, and cite it as [${curated.n}]; use the other sources only to add what it leaves out.`,
+      );
+    }
     for (const source of request.sources) {
-      const header = [source.title.trim(), source.link.trim()].filter((s) => s !== '').join(' — ');
+      const title = source.curated ? `Curated answer to: ${source.title.trim()}` : source.title.trim();
+      const header = [title, source.link.trim()].filter((s) => s !== '').join(' — ');
       parts.push(`[${source.n}] ${header}\n${source.content.trim()}`);
     }
   }

@@ -5,6 +5,12 @@ export interface AnswerSource {
   title: string;
   link: string;
   score: number;
+  /**
+   * The operator's curated answer (a taught question/answer pair) to a question worded like this
+   * one: `content` is the answer, `title` the taught question. It comes first when present, and
+   * generators answer with it first.
+   */
+  curated?: boolean;
 }
 
 export interface HistoryTurn {

@@ -157,6 +157,11 @@ export interface ExportedPair {
  */
 export interface RequestRecords {
   findActiveKey(keyHash: string): MaybePromise<ActiveKey | undefined>;
+  /**
+   * Records that a key authenticated at `at` (a stored timestamp). Callers throttle it (about
+   * once a minute per key), so it is not a write per request.
+   */
+  touchKey(keyId: number, at: string): MaybePromise<void>;
   /** Creates a conversation; returns its id. */
   createConversation(projectId: number, roleInfo: string | null): MaybePromise<number>;
   /** Stores a message; returns its id. */

@@ -32,6 +32,14 @@ describe(SqliteRequestRecords.name, () => {
     expect(records.findActiveKey('cc')).toBeUndefined();
   });
 
+  it('records when a key was last used', () => {
+    addKey(1, 'aa');
+    const read = () => db.prepare('SELECT last_used_at FROM api_keys WHERE id = 1').get();
+    expect(read()).toEqual({ last_used_at: null });
+    records.touchKey(1, '2026-03-04T05:06:07.000000');
+    expect(read()).toEqual({ last_used_at: '2026-03-04T05:06:07.000000' });
+  });
+
   it('creates conversations and stores messages with their sources and completeness', () => {
     const c = records.createConversation(1, 'support');
     const human = records.addMessage({

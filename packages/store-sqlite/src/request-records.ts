@@ -25,6 +25,7 @@ export class SqliteRequestRecords implements RequestRecords {
         [string],
         { id: number; project_id: number; kind: KeyKind; key_hash: string }
       >('SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
+      touchKey: db.prepare<[string, number]>('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
       insertConversation: db.prepare<[number, string | null, string]>(
         'INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, ?, ?)',
       ),
@@ -38,6 +39,10 @@ export class SqliteRequestRecords implements RequestRecords {
   findActiveKey(keyHash: string): ActiveKey | undefined {
     const row = this.stmt.findActiveKey.get(keyHash);
     return row && { id: row.id, projectId: row.project_id, kind: row.kind, keyHash: row.key_hash };
+  }
+
+  touchKey(keyId: number, at: string): void {
+    this.stmt.touchKey.run(at, keyId);
   }
 
   createConversation(projectId: number, roleInfo: string | null): number {

@@ -6,6 +6,7 @@ import { IngestionModule } from '../ingestion/ingestion.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { DashboardSessionsService } from '../dashboard/dashboard-sessions.service';
+import { TeachingModule } from '../teaching/teaching.module';
 import { AdminTokenService } from './admin-token.service';
 import { AdminGuard } from './admin.guard';
 import { AdminIndexesController } from './indexes.controller';
@@ -13,6 +14,12 @@ import { AdminKeysController } from './keys.controller';
 import { AdminPlaygroundController } from './playground.controller';
 import { AdminProjectsController } from './projects.controller';
 import { AdminTasksController } from './tasks.controller';
+import { AdminAnalyticsController } from './analytics.controller';
+import { AnalyticsService } from './analytics.service';
+import { AdminConversationsController } from './conversations.controller';
+import { AdminSourcesController } from './sources.controller';
+import { AdminSourcesService } from './sources.service';
+import { AdminTaughtController } from './taught.controller';
 
 /**
  * The operator API, `/admin/v1/…` (docs/api.md, "Operator API"): one controller per resource,
@@ -27,6 +34,7 @@ import { AdminTasksController } from './tasks.controller';
     IndexesModule.withQueue(),
     IngestionModule,
     ChatModule,
+    TeachingModule,
   ],
   controllers: [
     AdminProjectsController,
@@ -34,8 +42,12 @@ import { AdminTasksController } from './tasks.controller';
     AdminIndexesController,
     AdminTasksController,
     AdminPlaygroundController,
+    AdminSourcesController,
+    AdminTaughtController,
+    AdminConversationsController,
+    AdminAnalyticsController,
   ],
-  providers: [AdminTokenService, AdminGuard, DashboardSessionsService],
+  providers: [AdminTokenService, AdminGuard, DashboardSessionsService, AdminSourcesService, AnalyticsService],
   exports: [AdminTokenService, DashboardSessionsService],
 })
 export class AdminModule {}

@@ -40,6 +40,14 @@ export class KeyResponse {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   revoked_at!: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'when the key last authenticated, to about a minute; null if never used',
+  })
+  last_used_at!: string | null;
 }
 
 /** `GET /admin/v1/projects/:id/keys`. */
@@ -73,6 +81,7 @@ export function mapKey(key: ApiKeyEntity): KeyResponse {
     created_at: toIsoUtc(key.createdAt),
     revoked: key.revokedAt !== null,
     revoked_at: key.revokedAt === null ? null : toIsoUtc(key.revokedAt),
+    last_used_at: key.lastUsedAt === null ? null : toIsoUtc(key.lastUsedAt),
   };
 }
 

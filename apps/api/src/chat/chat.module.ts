@@ -3,11 +3,12 @@ import { ConversationsController } from '../conversations/conversations.controll
 import { ConversationsService } from '../conversations/conversations.service';
 import { ProjectsModule } from '../projects/projects.module';
 import { RetrievalModule } from '../retrieval/retrieval.module';
+import { TeachingModule } from '../teaching/teaching.module';
 import { ChatController } from './chat.controller';
 import { ChatService } from './chat.service';
 
 @Module({
-  imports: [RetrievalModule, ProjectsModule],
+  imports: [RetrievalModule, ProjectsModule, TeachingModule],
   controllers: [ChatController, ConversationsController],
   providers: [ChatService, ConversationsService],
   exports: [ChatService, ConversationsService],

@@ -3,6 +3,7 @@ import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } f
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { ProjectsService } from '../projects/projects.service';
 import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
+import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
 import type { ChatDto } from './chat.dto';
 import { ChatService } from './chat.service';
 
@@ -15,7 +16,7 @@ const hit = {
   score: 0.7,
 };
 
-function setup(options: { hits?: SearchHit[] } = {}) {
+function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch } = {}) {
   const calls: string[] = [];
   const retrieved: RetrieveRequest[] = [];
   const generated: AnswerRequest[] = [];
@@ -45,13 +46,56 @@ function setup(options: { hits?: SearchHit[] } = {}) {
       Promise.resolve(`${history.map((h) => h.prompt).join(' / ')} -> ${question}`),
     summarize: (text) => Promise.resolve(text),
   };
-  const service = new ChatService(retrieval, conversations, projects, generator);
+  const teaching = {
+    match: () => Promise.resolve(options.taught),
+  } as unknown as TeachingService;
+  const service = new ChatService(retrieval, conversations, projects, teaching, generator);
   return { service, calls, retrieved, generated };
 }
 
 const signal = new AbortController().signal;
 
 describe(ChatService.name, () => {
+  describe('with a taught answer matching the question', () => {
+    const taughtHit = {
+      ...hit,
+      chunkId: 9,
+      sourceId: 3,
+      source: 'taught:1',
+      link: 'taught:1',
+      title: 'Q?',
+      content: 'A.',
+    };
+    const taught = { hit: taughtHit as unknown as SearchHit, similarity: 0.8 };
+    const hits = [
+      { ...hit, chunkId: 1, sourceId: 1 },
+      { ...hit, chunkId: 8, sourceId: 3, content: 'A chunk of the taught source' },
+      { ...hit, chunkId: 2, sourceId: 2 },
+    ] as unknown as SearchHit[];
+
+    it('puts it first, marked curated, in place of its own chunks, topK in all', async () => {
+      const { service, generated } = setup({ hits, taught });
+      const turn = await service.start(1, { question: 'q', retriever_options: { num_chunks: 2 } }, signal);
+      expect(turn.sources.map((s) => s.chunkId)).toEqual([9, 1]);
+      for await (const _ of turn.pieces);
+      expect(generated[0]?.sources.map((s) => [s.content, s.curated])).toEqual([
+        ['A.', true],
+        ['c', false],
+      ]);
+    });
+
+    it('leaves it out with a where filter, or a threshold above its similarity', async () => {
+      for (const dto of [
+        { question: 'q', where: { version: { $eq: 5 } } },
+        { question: 'q', relevance_threshold: 0.9 },
+      ]) {
+        const { service } = setup({ hits, taught });
+        const turn = await service.start(1, dto, signal);
+        expect(turn.sources[0]?.chunkId).toBe(1);
+      }
+    });
+  });
+
   it('opens a new conversation, retrieves for the question and stores it before answering', async () => {
     const { service, calls, retrieved, generated } = setup();
     const turn = await service.start(1, { question: 'What is a hook?' }, signal);

@@ -5,6 +5,7 @@ import { parseLooseId } from '../common/validators';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ProjectsService } from '../projects/projects.service';
 import { RetrievalService } from '../retrieval/retrieval.service';
+import { type TaughtMatch, TeachingService } from '../teaching/teaching.service';
 import { type ChatDto, NUM_CHUNKS } from './chat.dto';
 
 /** A chat between retrieval and the stored AI message. */
@@ -23,6 +24,7 @@ export class ChatService {
     private readonly retrieval: RetrievalService,
     private readonly conversations: ConversationsService,
     private readonly projects: ProjectsService,
+    private readonly teaching: TeachingService,
     @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
   ) {}
 
@@ -44,13 +46,15 @@ export class ChatService {
     const standalone = history.length
       ? await this.generator.condenseQuestion(dto.question, history, signal)
       : dto.question;
-    const sources = await this.retrieval.retrieve({
-      projectId,
-      question: standalone,
-      topK: dto.retriever_options?.num_chunks ?? NUM_CHUNKS.default,
-      filters,
-      threshold: dto.relevance_threshold ?? 0,
-    });
+    const topK = dto.retriever_options?.num_chunks ?? NUM_CHUNKS.default;
+    const threshold = dto.relevance_threshold ?? 0;
+    const hits = await this.retrieval.retrieve({ projectId, question: standalone, topK, filters, threshold });
+    // A taught pair has no metadata, so a `where` filter would never let it through retrieval;
+    // with one it is not put first either. Its score (the question similarity) meets the threshold.
+    const match =
+      filters.length === 0 && threshold < 1 ? await this.teaching.match(projectId, standalone) : undefined;
+    const taught = match && match.similarity >= threshold ? match : undefined;
+    const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const humanMessageId = await this.conversations.addHuman(projectId, conversationId, dto.question);
     const project = await this.projects.getProject(projectId);
     const pieces = this.generator.generate({
@@ -61,6 +65,7 @@ export class ChatService {
         title: h.title,
         link: h.link,
         score: h.score,
+        curated: taught !== undefined && i === 0,
       })),
       history,
       additionalContext: dto.additional_context,
@@ -82,4 +87,12 @@ export class ChatService {
       complete,
     );
   }
+}
+
+/**
+ * The taught answer as the first source, in place of any of its chunks that retrieval found
+ * (its content there is the whole answer), the other hits after it, topK in all.
+ */
+export function withTaughtFirst(hits: SearchHit[], taught: TaughtMatch, topK: number): SearchHit[] {
+  return [taught.hit, ...hits.filter((h) => h.sourceId !== taught.hit.sourceId)].slice(0, topK);
 }

@@ -6,6 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
 import { ANY_ORIGIN, normalizeOrigins, originListed } from './origins';
+import { KeyUsageThrottle } from './key-usage.throttle';
 
 /** The project and key kind a request authenticated as. */
 export interface AuthenticatedKey {
@@ -41,6 +42,7 @@ export class ProjectsService {
     ofProject: BetterSqlite3.Statement<[number], { allowed_origins: string }>;
     listedAnywhere: BetterSqlite3.Statement<[string, string], { found: number }>;
   };
+  private readonly usage = new KeyUsageThrottle();
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
     /** Every request authenticates: the key lookup is on the store's hot path, not the ORM. */
@@ -176,6 +178,21 @@ export class ProjectsService {
     if (!row) return undefined;
     const stored = Buffer.from(row.keyHash, 'hex');
     if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) return undefined;
+    await this.recordUse(row.id);
     return { keyId: row.id, projectId: row.projectId, kind: row.kind };
+  }
+
+  /**
+   * Writes the key's `last_used_at`, throttled (see KeyUsageThrottle). Best effort: a request
+   * with a valid key is not refused because this bookkeeping could not be written (a full disk,
+   * a lock held past the busy timeout).
+   */
+  private async recordUse(keyId: number): Promise<void> {
+    if (!this.usage.due(keyId, Date.now())) return;
+    try {
+      await this.records.touchKey(keyId, nowTimestamp());
+    } catch {
+      // Left for the next use after the interval; the listing is then at most a minute older.
+    }
   }
 }

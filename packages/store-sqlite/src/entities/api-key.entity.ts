@@ -27,4 +27,8 @@ export class ApiKeyEntity {
 
   @Column('text', { name: 'revoked_at', nullable: true })
   revokedAt!: string | null;
+
+  /** When the key last authenticated, to the minute (see `RequestRecords.touchKey`); null if never. */
+  @Column('text', { name: 'last_used_at', nullable: true })
+  lastUsedAt!: string | null;
 }

@@ -5,6 +5,7 @@ import { IngestionTaskEntity } from './ingestion-task.entity';
 import { MessageEntity } from './message.entity';
 import { ProjectEntity } from './project.entity';
 import { SourceEntity } from './source.entity';
+import { TaughtAnswerEntity } from './taught-answer.entity';
 
 export * from './api-key.entity';
 export * from './conversation.entity';
@@ -13,6 +14,7 @@ export * from './ingestion-task.entity';
 export * from './message.entity';
 export * from './project.entity';
 export * from './source.entity';
+export * from './taught-answer.entity';
 
 export const ENTITIES = [
   ProjectEntity,
@@ -22,4 +24,5 @@ export const ENTITIES = [
   IndexEntity,
   ConversationEntity,
   MessageEntity,
+  TaughtAnswerEntity,
 ];

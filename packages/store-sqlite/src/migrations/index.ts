@@ -7,6 +7,7 @@ import { TaskCounts1733400000000 } from './1733400000000-task-counts';
 import { VectorCodes1733500000000 } from './1733500000000-vector-codes';
 import { Indexes1733600000000 } from './1733600000000-indexes';
 import { ProjectOrigins1733700000000 } from './1733700000000-project-origins';
+import { AdminData1733800000000 } from './1733800000000-admin-data';
 import { DashboardSessions1733900000000 } from './1733900000000-dashboard-sessions';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   VectorCodes1733500000000,
   Indexes1733600000000,
   ProjectOrigins1733700000000,
+  AdminData1733800000000,
   DashboardSessions1733900000000,
 ];

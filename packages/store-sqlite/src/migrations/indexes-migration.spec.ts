@@ -18,7 +18,7 @@ describe('migration to indexes', () => {
     const before = new DataSource({
       type: 'better-sqlite3',
       database: file,
-      // Every migration before this one, however many come after it.
+      // Every migration before the one under test (later ones may follow it in the list).
       migrations: MIGRATIONS.slice(0, MIGRATIONS.indexOf(Indexes1733600000000)),
       prepareDatabase: (db: BetterSqlite3.Database) => sqliteVec.load(db),
     });

@@ -1,0 +1,248 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NOT_COVERED_ANSWER } from '@kbqa/answer';
+import { KbqaError } from '@kbqa/core';
+import { isoUtc } from '@kbqa/store-sqlite';
+import type { DataSource } from 'typeorm';
+import { DATA_SOURCE } from '../database/database.module';
+import { ProjectsService } from '../projects/projects.service';
+import type {
+  AnalyticsResponse,
+  ConversationListResponse,
+  ConversationResponse,
+  GapListResponse,
+  ListConversationsQuery,
+} from './analytics.dto';
+import {
+  daysOf,
+  durationSummary,
+  fillDays,
+  MAX_RANGE_DAYS,
+  ratingSummary,
+  resolveRange,
+  storedBounds,
+  storedMs,
+} from './analytics.util';
+import { GAP_RELEVANCE_FLOOR, groupGaps } from './gaps.util';
+import { DEFAULT_PAGE } from './paging.dto';
+
+type Sql = { where: string[]; params: Array<string | number> };
+
+/** Sources as chat stores them on an AI message (ConversationsService.addAi). */
+type StoredSources = Array<{ link?: unknown; score?: unknown }>;
+
+/**
+ * What the dashboard reads of a project's conversations: the list and one conversation with
+ * its messages, the charts (questions per day, ratings, durations) and the documentation gaps.
+ * Read-only SQL over the stored conversations and messages; times are stored as UTC text, so
+ * day ranges compare as strings.
+ */
+@Injectable()
+export class AnalyticsService {
+  constructor(
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly projects: ProjectsService,
+  ) {}
+
+  /** Conversations newest first, filtered by the day they started and by the ratings of their answers. */
+  async conversations(projectId: number, query: ListConversationsQuery): Promise<ConversationListResponse> {
+    await this.projects.getProject(projectId);
+    checkOrder(query);
+    const sql: Sql = { where: ['c.project_id = ?'], params: [projectId] };
+    inRange(sql, 'c.created_at', query);
+    const rated = (value: number) =>
+      `EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI' AND m.rating_value = ${value})`;
+    if (query.rating === 'good') sql.where.push(rated(1));
+    if (query.rating === 'bad') sql.where.push(rated(-1));
+    if (query.rating === 'unrated') {
+      sql.where.push(
+        `NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI' AND m.rating_value <> 0)`,
+      );
+    }
+    const where = sql.where.join(' AND ');
+    const [count] = await this.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*) AS n FROM conversations c WHERE ${where}`,
+      sql.params,
+    );
+    const rows = await this.dataSource.query<
+      Array<{
+        id: number;
+        created_at: string;
+        ended_at: string | null;
+        messages: number;
+        first_question: string | null;
+        good: number;
+        bad: number;
+      }>
+    >(
+      `SELECT c.id, c.created_at, c.ended_at,
+         (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS messages,
+         (SELECT m.text FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'Human'
+          ORDER BY m.id LIMIT 1) AS first_question,
+         (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI'
+          AND m.rating_value = 1) AS good,
+         (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI'
+          AND m.rating_value = -1) AS bad
+       FROM conversations c WHERE ${where}
+       ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?`,
+      [...sql.params, query.limit ?? DEFAULT_PAGE, query.offset ?? 0],
+    );
+    return {
+      total: count?.n ?? 0,
+      conversations: rows.map((r) => ({
+        ...r,
+        created_at: isoUtc(r.created_at),
+        ended_at: isoUtc(r.ended_at),
+      })),
+    };
+  }
+
+  /** One conversation (of any project: the operator sees all) with its messages in order. */
+  async conversation(id: number): Promise<ConversationResponse> {
+    const [c] = await this.dataSource.query<
+      Array<{ id: number; project_id: number; created_at: string; ended_at: string | null }>
+    >('SELECT id, project_id, created_at, ended_at FROM conversations WHERE id = ?', [id]);
+    if (!c) throw new KbqaError('NOT_FOUND', `conversation ${id} does not exist`);
+    const messages = await this.dataSource.query<
+      Array<{
+        id: number;
+        sender: 'Human' | 'AI';
+        text: string;
+        sources: string;
+        rating_value: number;
+        created_at: string;
+      }>
+    >(
+      'SELECT id, sender, text, sources, rating_value, created_at FROM messages WHERE conversation_id = ? ORDER BY id',
+      [id],
+    );
+    return {
+      id: c.id,
+      project_id: c.project_id,
+      created_at: isoUtc(c.created_at),
+      ended_at: isoUtc(c.ended_at),
+      messages: messages.map((m) => ({
+        id: m.id,
+        role: m.sender,
+        text: m.text,
+        sources: parseSources(m.sources).map((s) => ({
+          link: typeof s.link === 'string' ? s.link : '',
+          relevance_score: typeof s.score === 'number' ? Math.round(s.score * 1e4) / 1e4 : 0,
+        })),
+        rating: m.rating_value,
+        created_at: isoUtc(m.created_at),
+      })),
+    };
+  }
+
+  /** Questions per day, ratings of the answers and durations of ended conversations over a day range. */
+  async analytics(projectId: number, range: { from?: string; to?: string }): Promise<AnalyticsResponse> {
+    await this.projects.getProject(projectId);
+    const { from, to } = checkedRange(range);
+    const { start, end } = storedBounds({ from, to });
+    const perDay = await this.dataSource.query<Array<{ day: string; n: number }>>(
+      `SELECT substr(created_at, 1, 10) AS day, count(*) AS n FROM messages
+       WHERE project_id = ? AND sender = 'Human' AND created_at >= ? AND created_at <= ?
+       GROUP BY day`,
+      [projectId, start, end],
+    );
+    const [ratings] = await this.dataSource.query<
+      Array<{ answers: number; good: number | null; bad: number | null }>
+    >(
+      `SELECT count(*) AS answers, sum(rating_value = 1) AS good, sum(rating_value = -1) AS bad FROM messages
+       WHERE project_id = ? AND sender = 'AI' AND created_at >= ? AND created_at <= ?`,
+      [projectId, start, end],
+    );
+    const ended = await this.dataSource.query<Array<{ created_at: string; ended_at: string }>>(
+      `SELECT created_at, ended_at FROM conversations
+       WHERE project_id = ? AND ended_at IS NOT NULL AND created_at >= ? AND created_at <= ?`,
+      [projectId, start, end],
+    );
+    return {
+      from,
+      to,
+      questions_per_day: fillDays(from, to, new Map(perDay.map((r) => [r.day, r.n]))),
+      ratings: ratingSummary(ratings?.answers ?? 0, ratings?.good ?? 0, ratings?.bad ?? 0),
+      durations: durationSummary(
+        ended.map((c) => Math.max(0, (storedMs(c.ended_at) - storedMs(c.created_at)) / 1000)),
+      ),
+    };
+  }
+
+  /**
+   * Questions of the range whose answer had no relevant source (none stored, the best below
+   * GAP_RELEVANCE_FLOOR, or the extractive "not in the documentation" answer) or was rated bad,
+   * grouped by similar wording (groupGaps).
+   */
+  async gaps(projectId: number, range: { from?: string; to?: string }): Promise<GapListResponse> {
+    await this.projects.getProject(projectId);
+    const { start, end } = storedBounds(checkedRange(range));
+    const rows = await this.dataSource.query<
+      Array<{ question: string; asked_at: string; no_source: number; rated_bad: number }>
+    >(
+      `WITH answered AS (
+         SELECT h.text AS question, h.created_at AS asked_at, ai.rating_value AS rating, ai.text AS answer,
+           (SELECT max(json_extract(j.value, '$.score')) FROM json_each(ai.sources) j) AS best
+         FROM messages ai JOIN messages h ON h.id = ai.reply_to
+         WHERE ai.project_id = ? AND ai.sender = 'AI' AND h.created_at >= ? AND h.created_at <= ?)
+       SELECT question, asked_at,
+         (best IS NULL OR best < ? OR answer = ?) AS no_source, (rating = -1) AS rated_bad
+       FROM answered
+       WHERE best IS NULL OR best < ? OR answer = ? OR rating = -1`,
+      [
+        projectId,
+        start,
+        end,
+        GAP_RELEVANCE_FLOOR,
+        NOT_COVERED_ANSWER,
+        GAP_RELEVANCE_FLOOR,
+        NOT_COVERED_ANSWER,
+      ],
+    );
+    const groups = groupGaps(
+      rows.map((r) => ({
+        question: r.question,
+        askedAt: r.asked_at,
+        noSource: r.no_source === 1,
+        ratedBad: r.rated_bad === 1,
+      })),
+    );
+    return { gaps: groups.map((g) => ({ ...g, last_asked: isoUtc(g.last_asked) })) };
+  }
+}
+
+function checkOrder(range: { from?: string; to?: string }): void {
+  if (range.from !== undefined && range.to !== undefined && range.from > range.to) {
+    throw new KbqaError('BAD_REQUEST', 'from must not be after to');
+  }
+}
+
+/** The range with its defaults, refused when reversed or longer than MAX_RANGE_DAYS. */
+function checkedRange(range: { from?: string; to?: string }): { from: string; to: string } {
+  const resolved = resolveRange(range);
+  checkOrder(resolved);
+  if (daysOf(resolved.from, resolved.to).length > MAX_RANGE_DAYS) {
+    throw new KbqaError('BAD_REQUEST', `the range must be at most ${MAX_RANGE_DAYS} days`);
+  }
+  return resolved;
+}
+
+function inRange(sql: Sql, column: string, range: { from?: string; to?: string }): void {
+  const { start, end } = storedBounds(range);
+  if (start !== undefined) {
+    sql.where.push(`${column} >= ?`);
+    sql.params.push(start);
+  }
+  if (end !== undefined) {
+    sql.where.push(`${column} <= ?`);
+    sql.params.push(end);
+  }
+}
+
+function parseSources(json: string): StoredSources {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? (value as StoredSources) : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type ChunkStore, KbqaError, type SourceKind } from '@kbqa/core';
+import { isoUtc } from '@kbqa/store-sqlite';
+import type { DataSource } from 'typeorm';
+import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
+import { ProjectsService } from '../projects/projects.service';
+import { TeachingService } from '../teaching/teaching.service';
+import { DEFAULT_PAGE } from './paging.dto';
+import type { AdminSourceResponse, ListSourcesQuery, SourceListResponse } from './sources.dto';
+
+/** The operator's view of a project's sources: a searchable list, and deletion of one. */
+@Injectable()
+export class AdminSourcesService {
+  constructor(
+    @Inject(DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(CHUNK_STORE) private readonly store: ChunkStore,
+    private readonly projects: ProjectsService,
+    private readonly teaching: TeachingService,
+  ) {}
+
+  /** Sources in the order they were first added; `q` matches part of the source string, any case. */
+  async list(projectId: number, query: ListSourcesQuery): Promise<SourceListResponse> {
+    await this.projects.getProject(projectId);
+    const where = ['s.project_id = ?'];
+    const params: Array<string | number> = [projectId];
+    if (query.index_id !== undefined) {
+      where.push('s.index_id = ?');
+      params.push(query.index_id);
+    }
+    if (query.q) {
+      where.push('instr(lower(s.source), ?) > 0');
+      params.push(query.q.toLowerCase());
+    }
+    const [count] = await this.dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*) AS n FROM sources s WHERE ${where.join(' AND ')}`,
+      params,
+    );
+    const rows = await this.dataSource.query<
+      Array<{
+        id: number;
+        source: string;
+        kind: SourceKind;
+        index_id: number | null;
+        date_added: string;
+        updated_at: string;
+        chunks: number;
+      }>
+    >(
+      `SELECT s.id, s.source, s.kind, s.index_id, s.date_added, s.updated_at,
+         (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks
+       FROM sources s WHERE ${where.join(' AND ')}
+       ORDER BY s.id LIMIT ? OFFSET ?`,
+      [...params, query.limit ?? DEFAULT_PAGE, query.offset ?? 0],
+    );
+    return {
+      total: count?.n ?? 0,
+      sources: rows.map((r): AdminSourceResponse => ({
+        ...r,
+        date_added: isoUtc(r.date_added),
+        updated_at: isoUtc(r.updated_at),
+      })),
+    };
+  }
+
+  /** Removes a source with its documents, chunks and vectors (one transaction in the store). */
+  async delete(sourceId: number): Promise<{ deleted: number }> {
+    const [row] = await this.dataSource.query<
+      Array<{ project_id: number; source: string; kind: SourceKind }>
+    >('SELECT project_id, source, kind FROM sources WHERE id = ?', [sourceId]);
+    if (!row) throw new KbqaError('NOT_FOUND', `source ${sourceId} does not exist`);
+    const deleted = await this.store.deleteSourcesById(row.project_id, [sourceId]);
+    if (row.kind === 'teach') await this.teaching.forgetSource(row.project_id, row.source);
+    return { deleted };
+  }
+}

@@ -1,0 +1,31 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+/**
+ * A curated question and answer of the teaching feature, as the operator entered them. Its
+ * content is indexed as the source `taught:<id>` of kind `teach` ({@link taughtSource}).
+ */
+@Entity('taught_answers')
+export class TaughtAnswerEntity {
+  @PrimaryGeneratedColumn()
+  id!: number;
+
+  @Column('integer', { name: 'project_id' })
+  projectId!: number;
+
+  @Column('text')
+  question!: string;
+
+  @Column('text')
+  answer!: string;
+
+  @Column('text', { name: 'created_at' })
+  createdAt!: string;
+
+  @Column('text', { name: 'updated_at' })
+  updatedAt!: string;
+}
+
+/** The source string of taught pair `id`: unique in its project, and never a URL or a label a client sends by accident. */
+export function taughtSource(id: number): string {
+  return `taught:${id}`;
+}

@@ -22,7 +22,7 @@ import {
   storedBounds,
   storedMs,
 } from './analytics.util';
-import { GAP_RELEVANCE_FLOOR, groupGaps } from './gaps.util';
+import { groupGaps } from './gaps.util';
 import { DEFAULT_PAGE } from './paging.dto';
 
 type Sql = { where: string[]; params: Array<string | number> };
@@ -169,8 +169,8 @@ export class AnalyticsService {
   }
 
   /**
-   * Questions of the range whose answer had no relevant source (none stored, the best below
-   * GAP_RELEVANCE_FLOOR, or the extractive "not in the documentation" answer) or was rated bad,
+   * Questions of the range whose answer had no relevant source (none stored, or the extractive
+   * "not in the documentation" answer) or was rated bad,
    * grouped by similar wording (groupGaps).
    */
   async gaps(projectId: number, range: { from?: string; to?: string }): Promise<GapListResponse> {
@@ -181,22 +181,14 @@ export class AnalyticsService {
     >(
       `WITH answered AS (
          SELECT h.text AS question, h.created_at AS asked_at, ai.rating_value AS rating, ai.text AS answer,
-           (SELECT max(json_extract(j.value, '$.score')) FROM json_each(ai.sources) j) AS best
+           json_array_length(ai.sources) AS found
          FROM messages ai JOIN messages h ON h.id = ai.reply_to
          WHERE ai.project_id = ? AND ai.sender = 'AI' AND h.created_at >= ? AND h.created_at <= ?)
        SELECT question, asked_at,
-         (best IS NULL OR best < ? OR answer = ?) AS no_source, (rating = -1) AS rated_bad
+         (coalesce(found, 0) = 0 OR answer = ?) AS no_source, (rating = -1) AS rated_bad
        FROM answered
-       WHERE best IS NULL OR best < ? OR answer = ? OR rating = -1`,
-      [
-        projectId,
-        start,
-        end,
-        GAP_RELEVANCE_FLOOR,
-        NOT_COVERED_ANSWER,
-        GAP_RELEVANCE_FLOOR,
-        NOT_COVERED_ANSWER,
-      ],
+       WHERE coalesce(found, 0) = 0 OR answer = ? OR rating = -1`,
+      [projectId, start, end, NOT_COVERED_ANSWER, NOT_COVERED_ANSWER],
     );
     const groups = groupGaps(
       rows.map((r) => ({

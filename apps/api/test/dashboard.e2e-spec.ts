@@ -228,6 +228,45 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
     expect(JSON.stringify(rows)).toContain('How do I install Acme?');
   });
 
+  it('lists the allowed widget origins of the project, refusing one that is not an origin', async () => {
+    const origins = page.getByLabel(/Allowed widget origins/);
+    await origins.fill('https://docs.acme.test/guide');
+    await page.getByRole('button', { name: 'Save origins' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /docs\.acme\.test\/guide/ })
+      .waitFor();
+    await origins.fill('https://docs.acme.test\nhttp://127.0.0.1:8080');
+    await page.getByRole('button', { name: 'Save origins' }).click();
+    await seeStatus(/Widget origins saved \(2\)/);
+    const [row] = await t.query<{ allowed_origins: string }>(
+      'SELECT allowed_origins FROM projects WHERE id = ?',
+      [projectId],
+    );
+    expect(JSON.parse(row?.allowed_origins ?? '[]')).toEqual([
+      'https://docs.acme.test',
+      'http://127.0.0.1:8080',
+    ]);
+  });
+
+  it('finds the pages of an index by search and deletes one', async () => {
+    await go('Sources');
+    await page.getByLabel('Index').selectOption({ label: `website-crawler: ${site.origin}/` });
+    await expectText(page.getByText(/^\d+ sources?/), /^4 sources/);
+    await page.getByLabel('Search sources').fill('retr');
+    await expectText(page.getByText(/^\d+ sources?/), /^1 source/);
+    await page.getByRole('button', { name: `Delete source ${site.origin}/retries` }).click();
+    await seeStatus(/Deleted .*\/retries/);
+    await expectText(page.getByText(/^\d+ sources?/), /^0 sources/);
+    const left = await t.query<{ source: string }>('SELECT source FROM sources WHERE project_id = ?', [
+      projectId,
+    ]);
+    expect(left.map((r) => r.source).sort()).toEqual(
+      ['/', '/install', '/schedule'].map((x) => `${site.origin}${x}`),
+    );
+    await screenshot(page, 'dashboard-06b-sources');
+  });
+
   it('teaches an answer that the playground then uses first and cites, and that delete_all keeps', async () => {
     await go('Teaching');
     await page.getByLabel('Question', { exact: true }).fill('Who maintains Acme?');

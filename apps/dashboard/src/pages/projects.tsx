@@ -67,6 +67,16 @@ export function ProjectsPage(props: {
   );
 }
 
+/** The origin of a URL (what a browser sends in `Origin`), or undefined when it is not an http(s) URL. */
+function originOf(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function ProjectSettings({
   project,
   onChanged,
@@ -126,6 +136,13 @@ function ProjectSettings({
             .split(/[\s,]+/)
             .map((o) => o.trim())
             .filter(Boolean);
+          const bad = list.find((o) => o !== '*' && originOf(o) !== o.replace(/\/$/, ''));
+          if (bad !== undefined) {
+            const hint = originOf(bad);
+            const why = hint ? `did you mean ${hint}?` : 'expected scheme://host[:port]';
+            void run(() => Promise.reject(new Error(`${bad} is not an origin: ${why}`)));
+            return;
+          }
           void save(
             { allowed_origins: list },
             list.length ? `Widget origins saved (${list.length}).` : 'Widget origins cleared.',

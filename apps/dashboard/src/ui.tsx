@@ -78,3 +78,46 @@ export function Section({ title, children }: { title: string; children: Componen
     </section>
   );
 }
+
+/**
+ * A checkbox saved by `save`. It shows the new state at once (a controlled checkbox would snap
+ * back until the reload after saving) and goes back if saving fails; `run` reports the outcome.
+ */
+export function Switch(props: {
+  id: string;
+  label: string;
+  name?: string;
+  labelClass?: string;
+  checked: boolean;
+  run: (action: () => Promise<string | void>) => Promise<void>;
+  save: (on: boolean) => Promise<string>;
+}) {
+  const { id, label, name, labelClass, checked, run, save } = props;
+  const [shown, setShown] = useState(checked);
+  useEffect(() => setShown(checked), [checked]);
+  return (
+    <>
+      <input
+        id={id}
+        type="checkbox"
+        aria-label={name}
+        checked={shown}
+        onChange={(e) => {
+          const on = e.currentTarget.checked;
+          setShown(on);
+          void run(async () => {
+            try {
+              return await save(on);
+            } catch (err) {
+              setShown(!on);
+              throw err;
+            }
+          });
+        }}
+      />
+      <label for={id} class={labelClass}>
+        {label}
+      </label>
+    </>
+  );
+}

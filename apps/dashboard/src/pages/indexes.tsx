@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, TaskReport, TaskSummary } from '../types';
-import { Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { Loading, Notice, Section, Switch, useLoad, useNotice } from '../ui';
 
 /** The `type` values of ingestData, with what each takes as its URL. */
 const TYPES: Array<[string, string]> = [
@@ -56,23 +56,19 @@ export function IndexesPage({ project }: { project: Project }) {
                 <td>{when(ix.last_synced_at)}</td>
                 <td>{ix.auto_sync ? when(ix.next_sync_at) : '—'}</td>
                 <td>
-                  <input
-                    type="checkbox"
+                  <Switch
                     id={`auto-sync-${ix.id}`}
-                    aria-label={`Auto sync ${ix.url}`}
+                    name={`Auto sync ${ix.url}`}
+                    label="Auto sync"
+                    labelClass="inline-label"
                     checked={ix.auto_sync}
-                    onChange={(e) => {
-                      const on = e.currentTarget.checked;
-                      void run(async () => {
-                        await patch(`indexes/${ix.id}`, { auto_sync: on });
-                        indexes.reload();
-                        return `Auto sync of ${ix.url} is ${on ? 'on' : 'off'}.`;
-                      });
+                    run={run}
+                    save={async (on) => {
+                      await patch(`indexes/${ix.id}`, { auto_sync: on });
+                      indexes.reload();
+                      return `Auto sync of ${ix.url} is ${on ? 'on' : 'off'}.`;
                     }}
                   />
-                  <label for={`auto-sync-${ix.id}`} class="inline-label">
-                    Auto sync
-                  </label>
                 </td>
                 <td class="actions">
                   <button

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from '../api';
 import { when } from '../format';
 import type { Project } from '../types';
-import { Notice, Section, useNotice } from '../ui';
+import { Notice, Section, Switch, useNotice } from '../ui';
 
 export function ProjectsPage(props: {
   projects: Project[];
@@ -118,16 +118,17 @@ function ProjectSettings({
         <button type="submit">Rename</button>
       </form>
       <p>
-        <input
+        <Switch
           id="export"
-          type="checkbox"
+          label="Message export (getMessagesData)"
           checked={project.export_enabled}
-          onChange={(e) => {
-            const on = e.currentTarget.checked;
-            void save({ export_enabled: on }, on ? 'Message export is on.' : 'Message export is off.');
+          run={run}
+          save={async (on) => {
+            await patch<Project>(`projects/${project.id}`, { export_enabled: on });
+            await onChanged(project.id);
+            return on ? 'Message export is on.' : 'Message export is off.';
           }}
         />
-        <label for="export">Message export (getMessagesData)</label>
       </p>
       <form
         onSubmit={(e) => {

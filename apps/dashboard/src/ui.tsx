@@ -121,3 +121,21 @@ export function Switch(props: {
     </>
   );
 }
+
+/** A table's header row; an empty name leaves a column (of buttons) without a heading. */
+export function Head({ columns }: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>{columns.map((c) => (c ? <th>{c}</th> : <th />))}</tr>
+    </thead>
+  );
+}
+
+/** A button that removes something, named for what it removes (`name`) for screen readers and tests. */
+export function DangerButton({ name, label, onClick }: { name: string; label: string; onClick: () => void }) {
+  return (
+    <button type="button" class="danger" aria-label={name} onClick={onClick}>
+      {label}
+    </button>
+  );
+}

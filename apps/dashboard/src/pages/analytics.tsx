@@ -14,7 +14,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { percent, utcDay, when } from '../format';
 import type { Analytics, Gap, Project } from '../types';
-import { Loading, Section, useLoad } from '../ui';
+import { Head, Loading, Section, useLoad } from '../ui';
 
 Chart.register(
   BarController,
@@ -155,16 +155,7 @@ export function AnalyticsPage({ project }: { project: Project }) {
           <p class="muted">No gaps in this period.</p>
         ) : (
           <table>
-            <thead>
-              <tr>
-                <th>Question</th>
-                <th>Asked</th>
-                <th>No source</th>
-                <th>Rated bad</th>
-                <th>Other wordings</th>
-                <th>Last asked</th>
-              </tr>
-            </thead>
+            <Head columns={['Question', 'Asked', 'No source', 'Rated bad', 'Other wordings', 'Last asked']} />
             <tbody>
               {gaps.data.gaps.map((g) => (
                 <tr>

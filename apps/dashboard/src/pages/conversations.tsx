@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api';
 import { markdownHtml, when } from '../format';
 import type { ConversationDetail, ConversationRow, Project } from '../types';
-import { Loading, Section, useLoad } from '../ui';
+import { Head, Loading, Section, useLoad } from '../ui';
 
 const RATINGS: Array<[string, string]> = [
   ['', 'Any'],
@@ -47,17 +47,7 @@ export function ConversationsPage({ project }: { project: Project }) {
         <p class="muted">No conversation matches.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th>Started</th>
-              <th>First question</th>
-              <th>Messages</th>
-              <th>Good</th>
-              <th>Bad</th>
-              <th>Ended</th>
-              <th />
-            </tr>
-          </thead>
+          <Head columns={['Started', 'First question', 'Messages', 'Good', 'Bad', 'Ended', '']} />
           <tbody>
             {list.data.conversations.map((c) => (
               <tr aria-selected={c.id === openId}>

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, TaskReport, TaskSummary } from '../types';
-import { Loading, Notice, Section, Switch, useLoad, useNotice } from '../ui';
+import { DangerButton, Head, Loading, Notice, Section, Switch, useLoad, useNotice } from '../ui';
 
 /** The `type` values of ingestData, with what each takes as its URL. */
 const TYPES: Array<[string, string]> = [
@@ -36,17 +36,7 @@ export function IndexesPage({ project }: { project: Project }) {
         <p class="muted">No index yet: start an ingestion below.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th>Type</th>
-              <th>URL</th>
-              <th>Pages</th>
-              <th>Last sync</th>
-              <th>Next sync</th>
-              <th>Auto sync</th>
-              <th />
-            </tr>
-          </thead>
+          <Head columns={['Type', 'URL', 'Pages', 'Last sync', 'Next sync', 'Auto sync', '']} />
           <tbody>
             {indexes.data.indexes.map((ix) => (
               <tr>
@@ -84,10 +74,9 @@ export function IndexesPage({ project }: { project: Project }) {
                   >
                     Sync now
                   </button>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete index ${ix.url}`}
+                  <DangerButton
+                    name={`Delete index ${ix.url}`}
+                    label="Delete"
                     onClick={() => {
                       void run(async () => {
                         const res = await del<{ removed_pages: number }>(`indexes/${ix.id}`);
@@ -95,9 +84,7 @@ export function IndexesPage({ project }: { project: Project }) {
                         return `Deleted the index of ${ix.url} and its ${res.removed_pages} pages.`;
                       });
                     }}
-                  >
-                    Delete
-                  </button>
+                  />
                 </td>
               </tr>
             ))}
@@ -202,18 +189,7 @@ function Tasks({ project, tick, onFinished }: { project: Project; tick: number; 
         <p class="muted">No task yet.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th>Task</th>
-              <th>Kind</th>
-              <th>Status</th>
-              <th>Progress</th>
-              <th>Indexed</th>
-              <th>Skipped</th>
-              <th>Started</th>
-              <th />
-            </tr>
-          </thead>
+          <Head columns={['Task', 'Kind', 'Status', 'Progress', 'Indexed', 'Skipped', 'Started', '']} />
           <tbody>
             {tasks.map((t) => {
               const live = progress[t.id];
@@ -290,12 +266,7 @@ function Report({ report }: { report: TaskReport }) {
         <p class="muted">Nothing was skipped.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th>URL</th>
-              <th>Why</th>
-            </tr>
-          </thead>
+          <Head columns={['URL', 'Why']} />
           <tbody>
             {report.skipped.map((s) => (
               <tr>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../api';
 import { when } from '../format';
 import type { Key, Project } from '../types';
-import { Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { DangerButton, Head, Loading, Notice, Section, useLoad, useNotice } from '../ui';
 
 export function KeysPage({ project }: { project: Project }) {
   const keys = useLoad(() => get<{ keys: Key[] }>(`projects/${project.id}/keys`), [project.id]);
@@ -56,16 +56,7 @@ export function KeysPage({ project }: { project: Project }) {
         <Loading error={keys.error} />
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th>Prefix</th>
-              <th>Kind</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>Status</th>
-              <th />
-            </tr>
-          </thead>
+          <Head columns={['Prefix', 'Kind', 'Created', 'Last used', 'Status', '']} />
           <tbody>
             {keys.data.keys.map((k) => (
               <tr>
@@ -78,10 +69,9 @@ export function KeysPage({ project }: { project: Project }) {
                 <td>{k.revoked ? 'revoked' : 'active'}</td>
                 <td>
                   {!k.revoked && (
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Revoke ${k.prefix}`}
+                    <DangerButton
+                      name={`Revoke ${k.prefix}`}
+                      label="Revoke"
                       onClick={() => {
                         void run(async () => {
                           await del(`keys/${k.id}`);
@@ -89,9 +79,7 @@ export function KeysPage({ project }: { project: Project }) {
                           return `Revoked ${k.prefix}….`;
                         });
                       }}
-                    >
-                      Revoke
-                    </button>
+                    />
                   )}
                 </td>
               </tr>

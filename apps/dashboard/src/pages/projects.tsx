@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from '../api';
 import { when } from '../format';
 import type { Project } from '../types';
-import { Notice, Section, Switch, useNotice } from '../ui';
+import { Head, Notice, Section, Switch, useNotice } from '../ui';
 
 export function ProjectsPage(props: {
   projects: Project[];
@@ -16,14 +16,7 @@ export function ProjectsPage(props: {
   return (
     <Section title="Projects">
       <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>ID</th>
-            <th>Export</th>
-            <th>Created</th>
-          </tr>
-        </thead>
+        <Head columns={['Name', 'ID', 'Export', 'Created']} />
         <tbody>
           {projects.map((p) => (
             <tr aria-selected={p.id === selected?.id}>

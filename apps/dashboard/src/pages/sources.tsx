@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, SourceRow } from '../types';
-import { Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { DangerButton, Head, Loading, Notice, Section, useLoad, useNotice } from '../ui';
 
 const PAGE = 50;
 
@@ -66,15 +66,7 @@ export function SourcesPage({ project }: { project: Project }) {
               `, ${offset + 1}–${Math.min(offset + PAGE, sources.data.total)} shown`}
           </p>
           <table>
-            <thead>
-              <tr>
-                <th>Source</th>
-                <th>Kind</th>
-                <th>Chunks</th>
-                <th>Updated</th>
-                <th />
-              </tr>
-            </thead>
+            <Head columns={['Source', 'Kind', 'Chunks', 'Updated', '']} />
             <tbody>
               {sources.data.sources.map((s) => (
                 <tr>
@@ -91,10 +83,9 @@ export function SourcesPage({ project }: { project: Project }) {
                   <td>{s.chunks}</td>
                   <td>{when(s.updated_at)}</td>
                   <td>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Delete source ${s.source}`}
+                    <DangerButton
+                      name={`Delete source ${s.source}`}
+                      label="Delete"
                       onClick={() => {
                         void run(async () => {
                           await del(`sources/${s.id}`);
@@ -102,9 +93,7 @@ export function SourcesPage({ project }: { project: Project }) {
                           return `Deleted ${s.source}.`;
                         });
                       }}
-                    >
-                      Delete
-                    </button>
+                    />
                   </td>
                 </tr>
               ))}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../api';
 import { when } from '../format';
 import type { Project, Taught } from '../types';
-import { Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { DangerButton, Head, Loading, Notice, Section, useLoad, useNotice } from '../ui';
 
 export function TeachingPage({ project }: { project: Project }) {
   const taught = useLoad(() => get<{ taught: Taught[] }>(`projects/${project.id}/taught`), [project.id]);
@@ -53,14 +53,7 @@ export function TeachingPage({ project }: { project: Project }) {
         <p class="muted">Nothing taught yet.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th>Question</th>
-              <th>Answer</th>
-              <th>Added</th>
-              <th />
-            </tr>
-          </thead>
+          <Head columns={['Question', 'Answer', 'Added', '']} />
           <tbody>
             {taught.data.taught.map((t) => (
               <tr>
@@ -68,10 +61,9 @@ export function TeachingPage({ project }: { project: Project }) {
                 <td class="prewrap">{t.answer}</td>
                 <td>{when(t.created_at)}</td>
                 <td>
-                  <button
-                    type="button"
-                    class="danger"
-                    aria-label={`Delete taught answer ${t.question}`}
+                  <DangerButton
+                    name={`Delete taught answer ${t.question}`}
+                    label="Delete"
                     onClick={() => {
                       void run(async () => {
                         await del(`taught/${t.id}`);
@@ -79,9 +71,7 @@ export function TeachingPage({ project }: { project: Project }) {
                         return 'Taught answer deleted.';
                       });
                     }}
-                  >
-                    Delete
-                  </button>
+                  />
                 </td>
               </tr>
             ))}

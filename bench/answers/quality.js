@@ -33,7 +33,7 @@
 'use strict';
 const { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
+const { tempDir, cli, startServer, post, waitForTask, machine } = require('../lib');
 const { requireSharedCorpus } = require('../shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -62,6 +62,15 @@ function corpusPages() {
     }
   }
   return pages;
+}
+
+/** "Debian GNU/Linux 12 (bookworm)" from /etc/os-release, else the platform. */
+function osName() {
+  try {
+    return /^PRETTY_NAME="?([^"\n]+)/m.exec(readFileSync('/etc/os-release', 'utf8'))[1];
+  } catch {
+    return process.platform;
+  }
 }
 
 const norm = (s) => String(s).toLowerCase().replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
@@ -319,6 +328,7 @@ async function main() {
         'marked `any`; definitions must also say the defining phrase in the first sentence; questions the ' +
         `docs cannot answer must get "${NOT_COVERED}". Baseline column: ${when}.\n`,
     );
+    console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}, ${osName()}, x86_64.\n`);
     console.log(`### Main set (${QUESTIONS.length} questions, bench/answers/questions.json)\n`);
     printSetTable(main, base?.main);
     console.log(

@@ -12,6 +12,7 @@ const BENCHMARKS = [
   { name: 'chat', script: 'bench/chat.js' },
   { name: 'retrieval-quality', script: 'bench/retrieval/quality.js' },
   { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },
+  { name: 'answers', script: 'bench/answers/quality.js' },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },
   { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },
   { name: 'crawl-service', script: 'bench/crawl-service.js' },

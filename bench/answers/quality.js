@@ -1,0 +1,402 @@
+// Issue 14 answer-quality evaluation: does the extractive answer (serviceChat JSON `answer.text`)
+// say the thing the reader asked, not only cite the right page?
+//
+// How the set was written: questions.json reuses the retrieval questions (bench/retrieval) and adds
+// more, each labelled with a type (definition, how-to, comparison, option, troubleshooting, yes-no,
+// not-covered), the pages that answer it and the key facts a correct answer must state, copied as
+// exact strings from those pages (an option name, a method, a command, a number). Every fact and
+// every definition `opening` was checked to occur on one of the question's pages; every not-covered
+// question was checked (grep) not to be answered anywhere in the corpus. followups.json holds
+// two-turn pairs whose second turn only makes sense with the first (pronouns, "and …", "what
+// about …").
+//
+// Scoring (text compared lowercased, backticks and `*` removed, whitespace collapsed):
+// - key fact: a question passes when ALL its `facts` occur in the answer, or ANY one when `any` is
+//   true. "Overall" is over the answerable questions (every type but not-covered).
+// - opening (definitions): the answer's first sentence (up to the first . ! or ? followed by a space
+//   or the end) contains `opening`, a phrase of the defining sentence on the topic's own page.
+// - not covered: the answer STARTS with "I couldn't find this in the documentation." (later
+//   versions may append reading suggestions). For not-covered questions that is a pass; anything
+//   else counts as "invented". For answerable questions a not-covered answer is a "refusal".
+// - follow-ups: the first turn is asked with no history; the follow-up is sent with
+//   history [{prompt: first, response: <the first turn's actual answer>}]; it passes retrieval when
+//   one of its `pages` is among the first 3 distinct source links, and key fact as above.
+// - relevance: the top source's relevance_score (0 without sources) as a predictor of "answerable"
+//   (type is not not-covered): precision and recall of score >= threshold at the documented default
+//   (relevance_threshold 0; docs/api.md documents no answer floor), then at 0.1 .. 0.9; the best
+//   threshold (F1) is picked on the main set and reported on the held-out set.
+//
+// Usage: node bench/answers/quality.js [--verbose] [--write-baseline]
+//   --verbose         per-question failures on stderr (question, missing facts, answer start)
+//   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
+//                     a baseline column beside the current figures.
+'use strict';
+const { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const path = require('node:path');
+const { tempDir, cli, startServer, post, waitForTask, machine } = require('../lib');
+const { requireSharedCorpus } = require('../shared-corpus');
+
+const CORPUS = requireSharedCorpus();
+const QUESTIONS = require('./questions.json');
+// HELD-OUT: written from the corpus pages only, before any tuning of the answer generator. NEVER
+// use it to tune (no looking at its failures while changing code); it exists to show whether a
+// gain on questions.json is real or overfitting. Report it separately, as below.
+const HOLDOUT = require('./questions-holdout.json');
+// Follow-up pairs; those marked `heldout: true` fall under the same rule as the held-out file.
+const FOLLOWUPS = require('./followups.json');
+const BASELINE_FILE = path.join(__dirname, 'baseline.json');
+
+const NOT_COVERED = "I couldn't find this in the documentation.";
+const TYPES = ['definition', 'how-to', 'comparison', 'option', 'troubleshooting', 'yes-no', 'not-covered'];
+const THRESHOLDS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0, no documented floor
+const verbose = process.argv.includes('--verbose');
+const writeBaseline = process.argv.includes('--write-baseline');
+
+function corpusPages() {
+  const pages = [];
+  for (const folder of ['Guides', 'Reference']) {
+    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
+      if (!file.endsWith('.md')) continue;
+      pages.push({ id: `${folder}/${file}`, content: readFileSync(path.join(CORPUS, folder, file), 'utf8') });
+    }
+  }
+  return pages;
+}
+
+/** "Debian GNU/Linux 12 (bookworm)" from /etc/os-release, else the platform. */
+function osName() {
+  try {
+    return /^PRETTY_NAME="?([^"\n]+)/m.exec(readFileSync('/etc/os-release', 'utf8'))[1];
+  } catch {
+    return process.platform;
+  }
+}
+
+const norm = (s) => String(s).toLowerCase().replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
+const isNotCovered = (text) => String(text).trim().startsWith(NOT_COVERED);
+const firstSentence = (text) => {
+  const t = norm(text);
+  const m = /[.!?](\s|$)/.exec(t);
+  return m ? t.slice(0, m.index + 1) : t;
+};
+const missingFacts = (item, text) => {
+  const t = norm(text);
+  const missing = (item.facts || []).filter((f) => !t.includes(norm(f)));
+  const passed = item.any ? missing.length < (item.facts || []).length : missing.length === 0;
+  return { passed, missing };
+};
+const dedupe = (links) => [...new Set(links)];
+const rate = (k, n) => (n ? k / n : null);
+const fmt = (x) => (x === null || x === undefined ? '–' : x.toFixed(2));
+
+/** Scores one set of single questions against the answers the service gave. */
+function scoreSet(questions, replies, label) {
+  const byType = {};
+  const failures = [];
+  for (const type of TYPES)
+    byType[type] = { n: 0, fact: 0, opening: 0, openingN: 0, notCovered: 0, invented: 0 };
+  let refusals = 0;
+  questions.forEach((item, i) => {
+    const { text } = replies[i];
+    const row = byType[item.type];
+    row.n++;
+    if (item.type === 'not-covered') {
+      if (isNotCovered(text)) row.notCovered++;
+      else {
+        row.invented++;
+        failures.push({ q: item.q, why: 'invented an answer', text });
+      }
+      return;
+    }
+    if (isNotCovered(text)) refusals++;
+    const { passed, missing } = missingFacts(item, text);
+    if (passed) row.fact++;
+    else
+      failures.push({ q: item.q, why: `missing ${missing.map((f) => JSON.stringify(f)).join(', ')}`, text });
+    if (item.opening) {
+      row.openingN++;
+      if (firstSentence(text).includes(norm(item.opening))) row.opening++;
+      else failures.push({ q: item.q, why: `first sentence lacks ${JSON.stringify(item.opening)}`, text });
+    }
+  });
+  const answerable = TYPES.filter((t) => t !== 'not-covered').map((t) => byType[t]);
+  const n = answerable.reduce((s, r) => s + r.n, 0);
+  const nc = byType['not-covered'];
+  const result = {
+    types: Object.fromEntries(
+      TYPES.map((t) => {
+        const r = byType[t];
+        return [
+          t,
+          {
+            n: r.n,
+            keyFact: t === 'not-covered' ? null : rate(r.fact, r.n),
+            opening: rate(r.opening, r.openingN),
+            notCovered: t === 'not-covered' ? rate(r.notCovered, r.n) : null,
+            invented: t === 'not-covered' ? r.invented : null,
+          },
+        ];
+      }),
+    ),
+    overall: {
+      n,
+      keyFact: rate(
+        answerable.reduce((s, r) => s + r.fact, 0),
+        n,
+      ),
+      refusals,
+      notCovered: rate(nc.notCovered, nc.n),
+      invented: nc.invented,
+    },
+  };
+  if (verbose) {
+    console.error(`\n# failures, ${label} (${failures.length})`);
+    for (const f of failures)
+      console.error(`- ${f.q}\n    ${f.why}\n    answer: ${JSON.stringify(String(f.text).slice(0, 160))}`);
+  }
+  return result;
+}
+
+function printSetTable(result, base) {
+  console.log(
+    '| type | n | key fact | baseline | opening (definitions) | baseline | not covered | invented |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const t of TYPES) {
+    const r = result.types[t];
+    const b = base?.types?.[t] ?? {};
+    const nc = t === 'not-covered' ? `${fmt(r.notCovered)} (baseline ${fmt(b.notCovered)})` : '–';
+    const inv = t === 'not-covered' ? `${r.invented} (baseline ${b.invented ?? '–'})` : '–';
+    console.log(
+      `| ${t} | ${r.n} | ${fmt(r.keyFact)} | ${fmt(b.keyFact)} | ${fmt(r.opening)} | ${fmt(b.opening)} | ${nc} | ${inv} |`,
+    );
+  }
+  const o = result.overall;
+  const bo = base?.overall ?? {};
+  console.log(`| **overall (answerable)** | ${o.n} | **${fmt(o.keyFact)}** | ${fmt(bo.keyFact)} | | | | |`);
+  console.log(
+    `\nAnswerable questions answered "not covered" (refusals): ${o.refusals} (baseline ${bo.refusals ?? '–'}).`,
+  );
+}
+
+/** Precision and recall of "top score >= t" as a predictor of "answerable". */
+function separation(items, t) {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  for (const { answerable, top } of items) {
+    const predicted = top >= t;
+    if (predicted && answerable) tp++;
+    else if (predicted) fp++;
+    else if (answerable) fn++;
+  }
+  const precision = tp + fp ? tp / (tp + fp) : null;
+  const recall = tp + fn ? tp / (tp + fn) : null;
+  const f1 = precision && recall ? (2 * precision * recall) / (precision + recall) : 0;
+  return { threshold: t, precision, recall, f1 };
+}
+
+function relevanceFor(questions, replies) {
+  return questions.map((item, i) => ({ answerable: item.type !== 'not-covered', top: replies[i].top }));
+}
+
+async function main() {
+  const base = existsSync(BASELINE_FILE) ? JSON.parse(readFileSync(BASELINE_FILE, 'utf8')) : undefined;
+  const pages = corpusPages();
+  const dataDir = tempDir('kbqa-bench-answers-');
+  const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_EMBED_MODEL: 'none' };
+  const project = cli(['projects', 'create', 'answers'], env);
+  const key = cli(['keys', 'create', '--project', String(project.id), '--kind', 'server'], env).key;
+  const server = await startServer(env);
+  let figures;
+  try {
+    const res = await post(server.baseUrl, '/v1/ingestDocuments', {
+      api_key: key,
+      documents: pages.map((p) => ({ source: p.id, content: p.content })),
+    });
+    await waitForTask(server.baseUrl, res.body.task_id, 20);
+    // Default retriever options: what a reader of the widget gets.
+    const ask = async (question, history = []) => {
+      const chat = await post(server.baseUrl, '/v1/serviceChat', {
+        api_key: key,
+        question,
+        history,
+        shouldStream: false,
+      });
+      if (chat.status !== 200) throw new Error(`serviceChat ${chat.status}: ${JSON.stringify(chat.body)}`);
+      const sources = chat.body.sources || [];
+      return {
+        text: chat.body.answer?.text ?? '',
+        links: dedupe(sources.map((s) => s.link)),
+        top: sources.length ? Math.max(...sources.map((s) => s.relevance_score)) : 0,
+      };
+    };
+    const askAll = async (questions) => {
+      const out = [];
+      for (const { q } of questions) out.push(await ask(q));
+      return out;
+    };
+    const mainReplies = await askAll(QUESTIONS);
+    const heldReplies = await askAll(HOLDOUT);
+    const followReplies = [];
+    for (const pair of FOLLOWUPS) {
+      const first = await ask(pair.first);
+      const follow = await ask(pair.follow, [{ prompt: pair.first, response: first.text }]);
+      followReplies.push({ first, follow });
+    }
+
+    const main = scoreSet(QUESTIONS, mainReplies, 'main');
+    const held = scoreSet(HOLDOUT, heldReplies, 'held-out');
+
+    const scoreFollow = (heldout) => {
+      let n = 0;
+      let top3 = 0;
+      let factN = 0;
+      let fact = 0;
+      let firstN = 0;
+      let firstFact = 0;
+      const failures = [];
+      FOLLOWUPS.forEach((pair, i) => {
+        if (Boolean(pair.heldout) !== heldout) return;
+        const { first, follow } = followReplies[i];
+        n++;
+        const hit = follow.links.slice(0, 3).some((l) => pair.pages.includes(l));
+        if (hit) top3++;
+        else
+          failures.push({
+            q: `${pair.first} → ${pair.follow}`,
+            why: `top 3: ${follow.links.slice(0, 3).join(', ')}`,
+            text: follow.text,
+          });
+        if (pair.facts?.length) {
+          factN++;
+          const { passed, missing } = missingFacts(pair, follow.text);
+          if (passed) fact++;
+          else
+            failures.push({
+              q: `${pair.first} → ${pair.follow}`,
+              why: `missing ${missing.join(', ')}`,
+              text: follow.text,
+            });
+        }
+        if (pair.firstAnswerFact) {
+          firstN++;
+          if (norm(first.text).includes(norm(pair.firstAnswerFact))) firstFact++;
+        }
+      });
+      if (verbose) {
+        console.error(`\n# failures, follow-ups ${heldout ? 'held-out' : 'main'} (${failures.length})`);
+        for (const f of failures)
+          console.error(
+            `- ${f.q}\n    ${f.why}\n    answer: ${JSON.stringify(String(f.text).slice(0, 160))}`,
+          );
+      }
+      return {
+        n,
+        top3: rate(top3, n),
+        factN,
+        keyFact: rate(fact, factN),
+        firstN,
+        firstKeyFact: rate(firstFact, firstN),
+      };
+    };
+    const follow = { main: scoreFollow(false), heldout: scoreFollow(true) };
+
+    const relMain = relevanceFor(QUESTIONS, mainReplies);
+    const relHeld = relevanceFor(HOLDOUT, heldReplies);
+    const sweep = THRESHOLDS.map((t) => separation(relMain, t));
+    const best = sweep.reduce((a, b) => (b.f1 > a.f1 ? b : a));
+    const relevance = {
+      default: {
+        main: separation(relMain, DEFAULT_THRESHOLD),
+        heldout: separation(relHeld, DEFAULT_THRESHOLD),
+      },
+      sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
+      best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
+    };
+    figures = { main, heldout: held, followups: follow, relevance };
+
+    // ---- report ----
+    const when = base ? `baseline written ${base.date}` : 'no baseline yet';
+    console.log('## Answer quality (issue 14)\n');
+    console.log(
+      `Key facts in the extractive answer (serviceChat JSON \`answer.text\`, lexical default, no model, ` +
+        `default retriever options) for hand-written questions about fastify-docs (bench/answers): ` +
+        `${pages.length} pages ingested through ingestDocuments. A question passes when every key fact ` +
+        '(exact string from the page, case-insensitive) is in the answer, or one of them for questions ' +
+        'marked `any`; definitions must also say the defining phrase in the first sentence; questions the ' +
+        `docs cannot answer must get "${NOT_COVERED}". Baseline column: ${when}.\n`,
+    );
+    console.log(`Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}, ${osName()}, x86_64.\n`);
+    console.log(`### Main set (${QUESTIONS.length} questions, bench/answers/questions.json)\n`);
+    printSetTable(main, base?.main);
+    console.log(
+      `\n### Held-out set (${HOLDOUT.length} questions, bench/answers/questions-holdout.json, never used to tune)\n`,
+    );
+    printSetTable(held, base?.heldout);
+
+    console.log(`\n### Follow-ups (${FOLLOWUPS.length} two-turn pairs, bench/answers/followups.json)\n`);
+    console.log(
+      'The follow-up is sent with `history` holding the first turn and its actual answer; "top 3" is an ' +
+        'expected page among the first three distinct source links of the follow-up.\n',
+    );
+    console.log(
+      '| set | pairs | follow-up page in top 3 | baseline | follow-up key fact (n) | baseline | first-turn key fact (n) |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    for (const [name, k] of [
+      ['main', 'main'],
+      ['held-out', 'heldout'],
+    ]) {
+      const f = follow[k];
+      const b = base?.followups?.[k] ?? {};
+      console.log(
+        `| ${name} | ${f.n} | ${fmt(f.top3)} | ${fmt(b.top3)} | ${fmt(f.keyFact)} (${f.factN}) | ${fmt(b.keyFact)} | ${fmt(f.firstKeyFact)} (${f.firstN}) |`,
+      );
+    }
+
+    console.log('\n### Relevance score as an answerability signal\n');
+    console.log(
+      'Top source `relevance_score` (0 without sources) ≥ threshold predicts "the docs answer this" ' +
+        '(every type but not-covered). The documented default `relevance_threshold` is 0 and docs/api.md ' +
+        'documents no answer floor, so the default keeps every question; the sweep shows which threshold ' +
+        'would separate answers from non-answers (best F1 picked on the main set, then checked on held-out).\n',
+    );
+    console.log('| threshold | main precision | main recall | held-out precision | held-out recall |');
+    console.log('|---|---|---|---|---|');
+    const relRow = (label, m, h) =>
+      console.log(
+        `| ${label} | ${fmt(m.precision)} | ${fmt(m.recall)} | ${fmt(h.precision)} | ${fmt(h.recall)} |`,
+      );
+    relRow(`${DEFAULT_THRESHOLD} (default)`, relevance.default.main, relevance.default.heldout);
+    THRESHOLDS.forEach((t, i) => relRow(String(t), relevance.sweep.main[i], relevance.sweep.heldout[i]));
+    const bb = base?.relevance?.best;
+    console.log(
+      `\nBest separating threshold on the main set: ${best.threshold} (F1 ${fmt(best.f1)}; held-out precision ` +
+        `${fmt(relevance.best.heldout.precision)}, recall ${fmt(relevance.best.heldout.recall)})` +
+        (bb ? `; baseline ${bb.threshold} (F1 ${fmt(bb.main.f1)}).` : '.'),
+    );
+
+    console.log(
+      '\nTargets (issue 14): key fact ≥ 0.85 main and ≥ 0.80 held-out; definitions opening with the ' +
+        'defining sentence ≥ 0.9; not-covered ≥ 0.9 with no invented answer; follow-up page in top 3 ≥ 0.85; ' +
+        'the documented threshold separating answers from non-answers.',
+    );
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (writeBaseline) {
+    writeFileSync(
+      BASELINE_FILE,
+      JSON.stringify({ date: new Date().toISOString().slice(0, 10), ...figures }, null, 2) + '\n',
+    );
+    console.error(`wrote ${path.relative(process.cwd(), BASELINE_FILE)}`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

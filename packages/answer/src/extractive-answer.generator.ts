@@ -18,7 +18,7 @@ export const SEE_ALSO = 'You may want to read:';
  * {@link NOT_COVERED_ANSWER} plus the closest pages. It measures the passages, not the
  * retriever's relevance score, so recalibrating that score does not move it.
  */
-export const MIN_PASSAGE_COVERAGE = 0.5;
+export const MIN_PASSAGE_COVERAGE = 0.4;
 
 export interface ExtractiveAnswerGeneratorOptions {
   /** Most sentences in an answer (default 4). */
@@ -72,6 +72,7 @@ interface Scored {
 
 const BOILERPLATE =
   /^(?:see|check|refer to|read more|for more (?:info|information|details)|click|the following|as follows|for example[:,]?$|example:?$|note:?$)|\b(?:see|check) (?:here|below|above|the docs?)\b/i;
+const ASKS_DEFAULT = /\bdefaults?\b|\bby default\b/i;
 const ASKS_HOW = /\b(?:how|example|examples|snippet|syntax|show me|write|configure|set ?up|install)\b/i;
 
 /** Words that frame a question of a type without naming its subject. */
@@ -405,7 +406,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const d = df.get(t) ?? 0;
       return Math.log(1 + (n - d + 0.5) / (d + 0.5));
     };
-    const weights = new Map(queryTerms.map((t) => [t, idf(t)]));
+    // A term the sources never use weighs as much as their rarest one, not the theoretical
+    // maximum: one paraphrased word ("colorized") must not make a covered question off-topic.
+    let rarest = 0;
+    for (const t of queryTerms) if (df.has(t)) rarest = Math.max(rarest, idf(t));
+    const weightOf = (t: string): number => (df.has(t) ? idf(t) : Math.max(rarest, 0.5 * idf('')));
+    const weights = new Map(queryTerms.map((t) => [t, weightOf(t)]));
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
@@ -425,6 +431,9 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     });
 
     const manyTerms = queryTerms.length + queryIds.length >= 3;
+    const asksDefault = ASKS_DEFAULT.test(question);
+    const headingFits = new Map<string, number>();
+    const partial: Scored = { candidates, weights, ids: queryIds, idWeight, total, coverage: 0 };
     for (const c of candidates) {
       let matched = 0;
       let body = 0;
@@ -451,7 +460,23 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const single = manyTerms && distinct === 1 ? 0.7 : 1;
       // Sections open with what they are about; later sentences are details.
       const position = c.unit.kind === 'sentence' ? 1 + 0.2 / (1 + c.sectionIndex) : 1;
-      c.score = c.relevance * quality(c.unit) * single * position * (1 + 0.25 * sourceScore + 0.25 * rank);
+      // A section headed by what was asked (an option's name) is where its answer is.
+      const key = `${c.sourceIndex}\u0000${c.unit.heading}`;
+      let fit = headingFits.get(key);
+      if (fit === undefined) {
+        fit = c.unit.heading ? headingFit(partial, c) : 0;
+        headingFits.set(key, fit);
+      }
+      // "Default: `72000`" under the option's heading answers "what is the default …?".
+      const defaults = asksDefault && /^default\b/i.test(c.unit.text) && fit >= 0.3 ? 2 : 1;
+      c.score =
+        c.relevance *
+        quality(c.unit) *
+        single *
+        position *
+        (1 + 0.25 * sourceScore + 0.25 * rank) *
+        (1 + 0.5 * fit) *
+        defaults;
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }

@@ -106,9 +106,10 @@ const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntri
  * Matched on the sentence without code and emphasis marks, lowercased.
  */
 const DEFINING =
-  /^(?:an?\s+|the\s+)?([^,;:()]{1,80}?)\s+(?:is|are|lets|let|provides?|allows?|enables?|refers?\s+to|means?|represents?|customizes?|consists?\s+of|can\s+be|gives?|extends?|helps?)\b/;
+  /^(?:an?\s+|the\s+)?([^,;:()]{1,80}?)\s+(is|are|lets|let|provides?|allows?|enables?|refers?\s+to|means?|represents?|customizes?|consists?\s+of|can\s+be|gives?|extends?|helps?)\b/;
 const CONTRAST =
   /\b(?:before|after|whereas|while|unlike|instead|but|than|only|always|never|differ\w*|both|however|rather)\b/i;
+const PASSIVE = /^(?:is|are)\s+(?:\w+ly\s+)?(?:used|\w+ed|\w+en|also|not|only|available)\b/;
 const NOT_A_SUBJECT =
   /^(?:if|when|while|in|on|at|by|for|with|to|as|after|before|once|since|there|this|that|it|these|those|you|we|note)\b/;
 
@@ -254,7 +255,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       // An option's description often omits its name: the heading names it.
       if (!names && !(ownSection && c.sectionIndex < 2)) continue;
       const defining =
-        (names && isDefining(c.unit.text, topicTerms, topicIds)) || (ownSection && c.sectionIndex === 0);
+        (names && isDefining(c.unit.text, topicTerms, topicIds)) ||
+        (type === 'option' && ownSection && c.sectionIndex === 0);
       const base = Math.max(c.score, this.minRelevance * quality(c.unit));
       const score = base * page * (ownSection ? 1.5 : 1) * (defining ? 2.5 : 1);
       ranked.push({ c, score, defining });
@@ -282,24 +284,31 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
 
   /** How-to questions: the section whose heading matches, in document order, with its first code block. */
   private steps(scored: Scored, question: string): Candidate[] | undefined {
-    const sections = new Map<string, { fit: number; best: number; units: Candidate[] }>();
+    type Section = { fit: number; best: number; units: Candidate[]; covered: Set<string> };
+    const sections = new Map<string, Section>();
     for (const c of scored.candidates) {
       const key = `${c.sourceIndex}\u0000${c.unit.heading}`;
       let section = sections.get(key);
       if (!section) {
-        section = { fit: headingFit(scored, c), best: 0, units: [] };
+        section = { fit: headingFit(scored, c), best: 0, units: [], covered: new Set() };
         sections.set(key, section);
       }
       section.units.push(c);
       if (c.unit.kind === 'sentence') section.best = Math.max(section.best, c.score);
+      for (const t of scored.weights.keys())
+        if (c.termSet.has(t) || c.headingTerms.has(t)) section.covered.add(t);
+      for (const id of scored.ids) if (containsIdentifier(c.lower, id)) section.covered.add(id);
     }
+    // A heading naming the question's rarest word is not enough: the section must have at least
+    // half of the question's distinct terms ("reset the log level" is not "reset my password").
+    const asked = scored.weights.size + scored.ids.length;
     // Among matching headings, the better retrieved source (a guide before a type reference) wins.
-    const sectionRank = (s: { fit: number; best: number; units: Candidate[] }): number =>
+    const sectionRank = (s: Section): number =>
       s.fit + s.best + 0.3 * (1 - (s.units[0]?.sourceIndex ?? 0) / Math.max(1, sources));
     const sources = scored.candidates.reduce((n, c) => Math.max(n, c.sourceIndex + 1), 0);
-    let pick: { fit: number; best: number; units: Candidate[] } | undefined;
+    let pick: Section | undefined;
     for (const section of sections.values()) {
-      if (section.fit < HOWTO_SECTION_FIT || section.best <= 0) continue;
+      if (section.fit < HOWTO_SECTION_FIT || section.best <= 0 || section.covered.size * 2 < asked) continue;
       if (!pick || sectionRank(section) > sectionRank(pick)) pick = section;
     }
     if (!pick) return undefined;
@@ -524,6 +533,8 @@ export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: 
   const m = DEFINING.exec(plain);
   const subject = m?.[1]?.trim();
   if (!subject || NOT_A_SUBJECT.test(subject)) return false;
+  // "Widgets are used across …" describes a use, not what a widget is.
+  if (m && PASSIVE.test(plain.slice(m.index + m[0].length - (m[2]?.length ?? 0)))) return false;
   const subjectTerms = terms(subject);
   if (subjectTerms.length > topicTerms.size + 3) return false;
   if (topicIds.some((id) => containsIdentifier(subject, id))) return true;

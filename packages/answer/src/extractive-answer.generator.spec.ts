@@ -1,6 +1,12 @@
 import { KbqaError, type AnswerRequest, type AnswerSource } from '@kbqa/core';
 import { readDoc, section } from '../test/corpus';
-import { ExtractiveAnswerGenerator, NOT_COVERED_ANSWER, cite } from './extractive-answer.generator';
+import {
+  ExtractiveAnswerGenerator,
+  NOT_COVERED_ANSWER,
+  SEE_ALSO,
+  cite,
+  isDefining,
+} from './extractive-answer.generator';
 
 function source(n: number, title: string, content: string, score = 0.8): AnswerSource {
   return { n, title, content, score, link: `https://tidepool.example/docs/${n}` };
@@ -156,6 +162,130 @@ describe(ExtractiveAnswerGenerator.name, () => {
     await expect(
       collect(generator.generate(request('What is Fastify?', [], controller.signal))),
     ).rejects.toBeInstanceOf(KbqaError);
+  });
+
+  describe('by question type', () => {
+    const page = (n: number, title: string, link: string, content: string): AnswerSource => ({
+      n,
+      title,
+      content,
+      score: 0.5,
+      link: `https://docs.example/${link}`,
+    });
+    const variant = page(
+      1,
+      'Microservices widgets',
+      'microservices-widgets',
+      '## Microservices widgets\n\nThere is no fundamental difference between microservices widgets and regular widgets. ' +
+        'A widget in a microservice is registered the same way.',
+    );
+    const topic = page(
+      2,
+      'Widgets',
+      'widgets',
+      '## Widgets\n\nWidgets are used across the whole application. ' +
+        'A widget is a class that renders one part of a page and keeps its own state. ' +
+        'Each widget can be reused.',
+    );
+
+    it("opens a definition with the defining sentence of the topic's own page, not a variant page", async () => {
+      const text = await answer('What is a widget?', [variant, topic]);
+      expect(text.startsWith('A widget is a class that renders one part of a page')).toBe(true);
+      expect(text.split('\n')[0]).toContain('[2]');
+    });
+
+    it('quotes the steps of the section whose heading matches, in document order, with its first code block', async () => {
+      const guide = page(
+        1,
+        'Widgets guide',
+        'guide',
+        [
+          '## Caching widgets',
+          '',
+          'Widgets cache their state in memory. The cache of a plugin is cleared on restart.',
+          '',
+          '## Setting up a widget plugin',
+          '',
+          'Install the package first.',
+          '',
+          '```sh',
+          'npm i widget-plugin',
+          '```',
+          '',
+          'Then register the plugin with the app. Finally, add a widget to a page.',
+          '',
+          '```js',
+          "app.register(require('widget-plugin'))",
+          '```',
+        ].join('\n'),
+      );
+      const text = await answer('How do I set up the widget plugin?', [guide]);
+      expect(text.startsWith('Install the package first [1].')).toBe(true);
+      expect(text).toContain('```sh\nnpm i widget-plugin\n```');
+      expect(text.indexOf('npm i widget-plugin')).toBeLessThan(text.indexOf('Then register the plugin'));
+      expect(text).not.toContain("app.register(require('widget-plugin'))");
+      expect(text).not.toContain('cache');
+    });
+
+    it('answers a comparison with a sentence that names both sides, not one that only says "difference"', async () => {
+      const hooks = page(
+        1,
+        'Hooks',
+        'hooks',
+        'There is a difference in how errors are logged in production. ' +
+          'The `onRequest` hook has no access to the body. ' +
+          'The `onRequest` hook runs before parsing, while `preHandler` runs after the body is parsed and validated.',
+      );
+      const text = await answer('What is the difference between onRequest and preHandler hooks?', [hooks]);
+      expect(text.startsWith('The `onRequest` hook runs before parsing, while `preHandler` runs after')).toBe(
+        true,
+      );
+      expect(text).not.toContain('errors are logged');
+    });
+
+    it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
+      const content = [
+        '<!-- markdownlint-disable -->',
+        '## Limits',
+        '',
+        '> ℹ️ Note:',
+        '> The `bodyLimit` option sets the largest accepted payload in bytes.',
+        '',
+        ':::tip',
+        'Raise `bodyLimit` for file uploads.',
+        ':::',
+      ].join('\n');
+      const text = await answer('What does the bodyLimit option do?', [page(1, 'Server', 'server', content)]);
+      expect(text).toContain('The `bodyLimit` option sets the largest accepted payload in bytes [1].');
+      expect(text).not.toMatch(/ℹ️|Note:|:::|<!--|markdownlint/);
+    });
+
+    it('answers "not covered" and lists the closest pages when the best passage covers little of the question', async () => {
+      // Every word of the question is somewhere in the sources, but no one passage has much of it.
+      const text = await answer('How do I rotate encryption keys?', [
+        page(1, 'Security', 'security', 'Encryption is handled by the platform.'),
+        page(2, 'Vault', 'vault', 'Keys are stored in the vault.'),
+        page(3, 'Logs', 'logs', 'Log files rotate daily.'),
+        page(4, 'Logs', 'logs', 'Old log files are deleted.'),
+      ]);
+      expect(text).toBe(
+        `${NOT_COVERED_ANSWER}\n\n${SEE_ALSO} [Security](https://docs.example/security), ` +
+          '[Vault](https://docs.example/vault), [Logs](https://docs.example/logs).',
+      );
+    });
+  });
+
+  describe(isDefining.name, () => {
+    it('accepts "X is / X are / X lets you / X provides" and rejects sentences where X is not the subject', () => {
+      const topic = new Set(['widget']);
+      expect(isDefining('A widget is a class that renders a part of a page.', topic)).toBe(true);
+      expect(isDefining('Widgets are reusable parts of a page.', topic)).toBe(true);
+      expect(isDefining('The widget API lets you render parts of a page.', topic)).toBe(true);
+      expect(isDefining('There is no difference between microservices widgets and widgets.', topic)).toBe(
+        false,
+      );
+      expect(isDefining('When a widget is registered, it renders.', topic)).toBe(false);
+    });
   });
 
   describe('summarize', () => {

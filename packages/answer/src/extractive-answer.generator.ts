@@ -1,11 +1,24 @@
 import type { AnswerGenerator, AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
-import { extractiveSummary, splitMarkdownUnits, type TextUnit } from '@kbqa/text';
+import { cleanMarkup, extractiveSummary, splitMarkdownUnits, type TextUnit } from '@kbqa/text';
 import { throwIfAborted } from './abort.util';
 import { condenseFollowUp } from './follow-up.util';
-import { containsIdentifier, identifiers, terms } from './terms.util';
+import { analyzeQuestion, type QuestionShape } from './question-type.util';
+import { containsIdentifier, identifiers, stem, terms } from './terms.util';
 
 /** What the extractive generator answers when the sources do not cover the question. */
 export const NOT_COVERED_ANSWER = "I couldn't find this in the documentation.";
+
+/** Opens the list of closest pages that follows {@link NOT_COVERED_ANSWER} when there are sources. */
+export const SEE_ALSO = 'You may want to read:';
+
+/**
+ * Default floor of the best passage's query-term coverage (0-1): the share of the question's
+ * weighted content terms and identifiers that the best source (its text, title and headings)
+ * contains. Below it no passage is about the question and the answer is
+ * {@link NOT_COVERED_ANSWER} plus the closest pages. It measures the passages, not the
+ * retriever's relevance score, so recalibrating that score does not move it.
+ */
+export const MIN_PASSAGE_COVERAGE = 0.4;
 
 export interface ExtractiveAnswerGeneratorOptions {
   /** Most sentences in an answer (default 4). */
@@ -26,6 +39,8 @@ export interface ExtractiveAnswerGeneratorOptions {
    * stays far below it even when a common word matches.
    */
   minTopicality?: number;
+  /** Floor of the best passage's query-term coverage (default {@link MIN_PASSAGE_COVERAGE}). */
+  minCoverage?: number;
 }
 
 interface Candidate {
@@ -36,20 +51,86 @@ interface Candidate {
   termSet: Set<string>;
   headingTerms: Set<string>;
   lower: string;
+  /** Order among the sentences under the same heading of the same source, from 0. */
+  sectionIndex: number;
   relevance: number;
   bodyMatched: boolean;
   score: number;
 }
 
+/** What {@link ExtractiveAnswerGenerator} knows about one question against its sources. */
+interface Scored {
+  candidates: Candidate[];
+  /** Question content terms and their weights (idf over the units). */
+  weights: Map<string, number>;
+  ids: string[];
+  idWeight: number;
+  total: number;
+  /** Best query-term coverage of a single source (0-1). */
+  coverage: number;
+}
+
 const BOILERPLATE =
   /^(?:see|check|refer to|read more|for more (?:info|information|details)|click|the following|as follows|for example[:,]?$|example:?$|note:?$)|\b(?:see|check) (?:here|below|above|the docs?)\b/i;
+const ASKS_DEFAULT = /\bdefaults?\b|\bby default\b/i;
 const ASKS_HOW = /\b(?:how|example|examples|snippet|syntax|show me|write|configure|set ?up|install)\b/i;
+
+/** Words that frame a question of a type without naming its subject. */
+const FRAME_WORDS: Record<QuestionShape['type'], string[]> = {
+  definition: ['mean', 'meaning', 'purpose', 'concept', 'definition', 'explain', 'describe', 'idea'],
+  option: ['option', 'setting', 'flag', 'parameter', 'mean', 'purpose', 'explain', 'describe'],
+  comparison: [
+    'difference',
+    'differ',
+    'different',
+    'compare',
+    'comparison',
+    'versus',
+    'vs',
+    'between',
+    'instead',
+    'rather',
+    'better',
+  ],
+  'how-to': ['set', 'setup', 'step', 'steps', 'best', 'right', 'recommended', 'correct', 'proper'],
+  troubleshooting: ['why', 'happen', 'happens'],
+  'yes-no': ['possible'],
+  other: [],
+};
+const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntries(
+  Object.entries(FRAME_WORDS).map(([type, words]) => [type, new Set(words.map(stem))]),
+) as Record<QuestionShape['type'], Set<string>>;
+
+/**
+ * "X is / X are / X lets you / X provides …": the subject before the verb names the topic.
+ * Matched on the sentence without code and emphasis marks, lowercased.
+ */
+const DEFINING =
+  /^(?:an?\s+|the\s+)?([^,;:()]{1,80}?)\s+(is|are|lets|let|provides?|allows?|enables?|refers?\s+to|means?|represents?|customizes?|consists?\s+of|can\s+be|gives?|extends?|helps?)\b/;
+const CONTRAST =
+  /\b(?:before|after|whereas|while|unlike|instead|but|than|only|always|never|differ\w*|both|however|rather)\b/i;
+const PASSIVE = /^(?:is|are)\s+(?:\w+ly\s+)?(?:used|\w+ed|\w+en|also|not|only|available)\b/;
+const NOT_A_SUBJECT =
+  /^(?:if|when|while|in|on|at|by|for|with|to|as|after|before|once|since|there|this|that|it|these|those|you|we|note)\b/;
 
 /**
  * The embedded default generator: no model, answers with the most relevant sentences of the
- * retrieved sources, each followed by its citation `[n]`, plus at most one code block when the
- * question asks how. Ignores `temperature`, `systemPrompt`, `additionalContext` and `history`
- * (history only matters to {@link condenseQuestion}).
+ * retrieved sources, each followed by its citation `[n]`, shaped by the question's type
+ * ({@link analyzeQuestion}):
+ *
+ * - definition / option: the topic's own page (its title or path names the topic) and section
+ *   over pages where the topic is a qualifier, its defining sentence ("X is …") first;
+ * - how-to: the sentences of the section whose heading matches, in document order, with its
+ *   first code block;
+ * - comparison: sentences that name both sides first;
+ * - otherwise: sentences by coverage of the question's distinct content terms (identifiers and
+ *   option names weigh more) and their position in their section.
+ *
+ * Markup that is not prose ({@link cleanMarkup}) never reaches the answer. When the best source
+ * covers too little of the question ({@link MIN_PASSAGE_COVERAGE}) the answer is
+ * {@link NOT_COVERED_ANSWER} and a list of the closest pages. Ignores `temperature`,
+ * `systemPrompt`, `additionalContext` and `history` (history only matters to
+ * {@link condenseQuestion}).
  *
  * Abort: when `signal` aborts, the iterator throws KbqaError('ABORTED') before the next piece;
  * the pieces already yielded are the partial answer.
@@ -61,6 +142,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   private readonly maxCodeChars: number;
   private readonly minRelevance: number;
   private readonly minTopicality: number;
+  private readonly minCoverage: number;
 
   constructor(options: ExtractiveAnswerGeneratorOptions = {}) {
     this.maxSentences = options.maxSentences ?? 4;
@@ -68,6 +150,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     this.maxCodeChars = options.maxCodeChars ?? 1500;
     this.minRelevance = options.minRelevance ?? 0.2;
     this.minTopicality = options.minTopicality ?? 0.35;
+    this.minCoverage = options.minCoverage ?? MIN_PASSAGE_COVERAGE;
   }
 
   async *generate(request: AnswerRequest): AsyncGenerator<string, void, undefined> {
@@ -104,30 +187,169 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   compose(question: string, sources: AnswerSource[]): string[] {
     const curated = sources[0]?.curated ? sources[0] : undefined;
     if (curated && curated.content.trim()) return [citeCurated(curated)];
-    const candidates = this.score(question, sources);
-    const sentences = candidates
-      .filter((c) => c.unit.kind === 'sentence' && c.bodyMatched && c.relevance >= this.minRelevance)
-      .sort((a, b) => b.score - a.score);
-    const best = sentences[0];
-    if (!best) return [NOT_COVERED_ANSWER];
+    const shape = analyzeQuestion(question);
+    const scored = this.score(question, sources, shape);
+    if (!scored) return [NOT_COVERED_ANSWER];
+    if (scored.coverage < this.minCoverage) return notCovered(sources);
 
-    const chosen: Candidate[] = [];
-    let chars = 0;
-    for (const candidate of sentences) {
-      if (chosen.length >= this.maxSentences || candidate.score < best.score * 0.5) break;
+    let chosen: Candidate[] | undefined;
+    if ((shape.type === 'definition' || shape.type === 'option') && shape.topic)
+      chosen = this.define(scored, shape.topic, shape.type);
+    else if (shape.type === 'how-to') chosen = this.steps(scored, question);
+    else if (shape.type === 'comparison' && shape.sides) chosen = this.compare(scored, shape.sides);
+    chosen ??= this.relevant(scored, question);
+    return chosen.length === 0 ? notCovered(sources) : render(chosen);
+  }
+
+  /** Sentences by score, without near duplicates, within the sentence and character budgets. */
+  private fill(chosen: Candidate[], ranked: Candidate[], floor: number): Candidate[] {
+    let chars = chosen.reduce((n, c) => n + c.unit.text.length, 0);
+    for (const candidate of ranked) {
+      if (chosen.length >= this.maxSentences || candidate.score < floor) break;
+      if (chosen.includes(candidate)) continue;
       if (chosen.length > 0 && chars + candidate.unit.text.length > this.maxChars) continue;
       if (chosen.some((c) => nearDuplicate(c, candidate))) continue;
       chosen.push(candidate);
       chars += candidate.unit.text.length;
     }
+    return chosen;
+  }
 
-    const code = ASKS_HOW.test(question) ? this.pickCode(candidates, chosen) : undefined;
-    // The example goes right after the sentence introducing it, else after its source's sentences.
-    const order = (c: Candidate): number =>
-      c === code && !chosen.some((s) => follows(s, c)) ? Number.MAX_SAFE_INTEGER : c.unit.position;
-    if (code) chosen.push(code);
-    chosen.sort((a, b) => a.sourceIndex - b.sourceIndex || order(a) - order(b));
-    return render(chosen);
+  private usable(c: Candidate): boolean {
+    return c.unit.kind === 'sentence' && c.bodyMatched && c.relevance >= this.minRelevance;
+  }
+
+  /** The general rule: best sentences, grouped by source (best source first), in document order. */
+  private relevant(scored: Scored, question: string): Candidate[] {
+    const ranked = scored.candidates.filter((c) => this.usable(c)).sort((a, b) => b.score - a.score);
+    const best = ranked[0];
+    if (!best) return [];
+    const chosen = this.fill([], ranked, best.score * 0.5);
+    const code = ASKS_HOW.test(question) ? this.pickCode(scored.candidates, chosen) : undefined;
+    return arrange(chosen, code, undefined);
+  }
+
+  /**
+   * Definition and option questions: the topic's own page and section over pages where the topic
+   * only qualifies something else ("microservices X"), and a defining sentence first.
+   */
+  private define(scored: Scored, topic: string, type: 'definition' | 'option'): Candidate[] | undefined {
+    const frame = FRAME_STEMS[type];
+    const topicTerms = new Set(terms(topic).filter((t) => !frame.has(t)));
+    const topicIds = identifiers(topic);
+    if (topicTerms.size === 0 && topicIds.length === 0) return undefined;
+    const pageFit = new Map<number, number>();
+    const ranked: Array<{ c: Candidate; score: number; defining: boolean }> = [];
+    for (const c of scored.candidates) {
+      if (c.unit.kind !== 'sentence') continue;
+      let page = pageFit.get(c.sourceIndex);
+      if (page === undefined) {
+        page = fitOfName(c.source, topicTerms);
+        pageFit.set(c.sourceIndex, page);
+      }
+      const heading = c.unit.heading.toLowerCase();
+      const ownSection =
+        sameTerms(new Set(terms(c.unit.heading)), topicTerms) ||
+        topicIds.some((id) => containsIdentifier(heading, id));
+      const names = namesTopic(c, topicTerms, topicIds);
+      // An option's description often omits its name: the heading names it.
+      if (!names && !(ownSection && c.sectionIndex < 2)) continue;
+      const defining =
+        (names && isDefining(c.unit.text, topicTerms, topicIds)) ||
+        (type === 'option' && ownSection && c.sectionIndex === 0);
+      const base = Math.max(c.score, this.minRelevance * quality(c.unit));
+      const score = base * page * (ownSection ? 1.5 : 1) * (defining ? 2.5 : 1);
+      ranked.push({ c, score, defining });
+    }
+    ranked.sort((a, b) => b.score - a.score);
+    const lead = ranked[0];
+    if (!lead) return undefined;
+    // The lead, then what follows it in its paragraph and section, which explains it further.
+    const chosen: Candidate[] = [lead.c];
+    const after = scored.candidates.filter(
+      (c) =>
+        c.unit.kind === 'sentence' &&
+        c.sourceIndex === lead.c.sourceIndex &&
+        c.unit.heading === lead.c.unit.heading &&
+        c.unit.position > lead.c.unit.position &&
+        c.unit.position <= lead.c.unit.position + 3 &&
+        quality(c.unit) >= 0.6,
+    );
+    this.fill(chosen, after.slice(0, 2), 0);
+    const others = scored.candidates.filter((c) => this.usable(c)).sort((a, b) => b.score - a.score);
+    const top = others[0];
+    if (top) this.fill(chosen, others, top.score * 0.6);
+    return arrange(chosen, undefined, lead.c);
+  }
+
+  /** How-to questions: the section whose heading matches, in document order, with its first code block. */
+  private steps(scored: Scored, question: string): Candidate[] | undefined {
+    type Section = { fit: number; best: number; units: Candidate[]; covered: Set<string> };
+    const sections = new Map<string, Section>();
+    for (const c of scored.candidates) {
+      const key = `${c.sourceIndex}\u0000${c.unit.heading}`;
+      let section = sections.get(key);
+      if (!section) {
+        section = { fit: headingFit(scored, c), best: 0, units: [], covered: new Set() };
+        sections.set(key, section);
+      }
+      section.units.push(c);
+      if (c.unit.kind === 'sentence') section.best = Math.max(section.best, c.score);
+      for (const t of scored.weights.keys())
+        if (c.termSet.has(t) || c.headingTerms.has(t)) section.covered.add(t);
+      for (const id of scored.ids) if (containsIdentifier(c.lower, id)) section.covered.add(id);
+    }
+    // A heading naming the question's rarest word is not enough: the section must have at least
+    // half of the question's distinct terms ("reset the log level" is not "reset my password").
+    const asked = scored.weights.size + scored.ids.length;
+    // Among matching headings, the better retrieved source (a guide before a type reference) wins.
+    const sectionRank = (s: Section): number =>
+      s.fit + s.best + 0.3 * (1 - (s.units[0]?.sourceIndex ?? 0) / Math.max(1, sources));
+    const sources = scored.candidates.reduce((n, c) => Math.max(n, c.sourceIndex + 1), 0);
+    let pick: Section | undefined;
+    for (const section of sections.values()) {
+      if (section.fit < HOWTO_SECTION_FIT || section.best <= 0 || section.covered.size * 2 < asked) continue;
+      if (!pick || sectionRank(section) > sectionRank(pick)) pick = section;
+    }
+    if (!pick) return undefined;
+    const chosen: Candidate[] = [];
+    let chars = 0;
+    let code: Candidate | undefined;
+    for (const c of pick.units) {
+      if (c.unit.kind === 'code') {
+        if (!code && c.unit.text.length <= this.maxCodeChars) code = c;
+        continue;
+      }
+      if (chosen.length >= this.maxSentences || quality(c.unit) < 0.5) continue;
+      if (chosen.length > 0 && chars + c.unit.text.length > this.maxChars) continue;
+      chosen.push(c);
+      chars += c.unit.text.length;
+    }
+    if (chosen.length === 0) return undefined;
+    // A code block far below the sentences shown would read as unrelated; keep it when it is near.
+    const last = chosen[chosen.length - 1] as Candidate;
+    if (code && code.unit.position > last.unit.position + 3 && !ASKS_HOW.test(question)) code = undefined;
+    return arrange(chosen, code, chosen[0]);
+  }
+
+  /** Comparisons: sentences naming both sides first, then the best about each side. */
+  private compare(scored: Scored, sides: [string, string]): Candidate[] | undefined {
+    const [a, b] = sides.map(sideKeys) as [SideKeys, SideKeys];
+    const sentences = scored.candidates.filter((c) => c.unit.kind === 'sentence' && c.relevance > 0);
+    // An enumeration ("onRequest, onResponse, preParsing, …") names both sides and compares nothing.
+    const weight = (c: Candidate): number =>
+      c.score *
+      ((c.unit.text.match(/,/g)?.length ?? 0) >= 4 ? 0.4 : 1) *
+      (CONTRAST.test(c.unit.text) ? 1.3 : 1);
+    const both = sentences.filter((c) => names(c, a) && names(c, b)).sort((x, y) => weight(y) - weight(x));
+    const bestOf = (side: SideKeys): Candidate | undefined =>
+      sentences.filter((c) => names(c, side)).sort((x, y) => y.score - x.score)[0];
+    const lead = both[0];
+    const chosen: Candidate[] = [];
+    if (lead) this.fill(chosen, both.slice(0, 2), 0);
+    for (const c of [bestOf(a), bestOf(b)]) if (c && chosen.length < 2) this.fill(chosen, [c], 0);
+    if (chosen.length === 0) return undefined;
+    return arrange(chosen, undefined, chosen[0]);
   }
 
   private pickCode(candidates: Candidate[], chosen: Candidate[]): Candidate | undefined {
@@ -148,28 +370,42 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     return pick;
   }
 
-  private score(question: string, sources: AnswerSource[]): Candidate[] {
+  private score(question: string, sources: AnswerSource[], shape: QuestionShape): Scored | undefined {
     const candidates: Candidate[] = [];
+    const sourceTerms: Array<Set<string>> = [];
+    const sourceLower: string[] = [];
     sources.forEach((source, sourceIndex) => {
-      for (const unit of splitMarkdownUnits(source.content)) {
+      const sectionCounts = new Map<string, number>();
+      const all = new Set(terms(source.title));
+      const units = splitMarkdownUnits(cleanMarkup(source.content));
+      for (const unit of units) {
         const unitTerms = terms(unit.text);
+        const headingTerms = new Set(terms(`${unit.heading} ${source.title}`));
+        for (const t of unitTerms) all.add(t);
+        for (const t of headingTerms) all.add(t);
+        const sectionIndex = sectionCounts.get(unit.heading) ?? 0;
+        if (unit.kind === 'sentence') sectionCounts.set(unit.heading, sectionIndex + 1);
         candidates.push({
           unit,
           sourceIndex,
           source,
           terms: unitTerms,
           termSet: new Set(unitTerms),
-          headingTerms: new Set(terms(`${unit.heading} ${source.title}`)),
+          headingTerms,
           lower: unit.text.toLowerCase(),
+          sectionIndex,
           relevance: 0,
           bodyMatched: false,
           score: 0,
         });
       }
+      sourceTerms.push(all);
+      sourceLower.push(`${source.title}\n${source.content}`.toLowerCase());
     });
-    const queryTerms = [...new Set(terms(question))];
+    const frame = FRAME_STEMS[shape.type];
+    const queryTerms = [...new Set(terms(question))].filter((t) => !frame.has(t));
     const queryIds = identifiers(question);
-    if (candidates.length === 0 || (queryTerms.length === 0 && queryIds.length === 0)) return [];
+    if (candidates.length === 0 || (queryTerms.length === 0 && queryIds.length === 0)) return undefined;
 
     const df = new Map<string, number>();
     for (const c of candidates) for (const t of c.termSet) df.set(t, (df.get(t) ?? 0) + 1);
@@ -179,35 +415,188 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const d = df.get(t) ?? 0;
       return Math.log(1 + (n - d + 0.5) / (d + 0.5));
     };
-    const weights = new Map(queryTerms.map((t) => [t, idf(t)]));
+    // A term the sources never use weighs as much as their rarest one, not the theoretical
+    // maximum: one paraphrased word ("colorized") must not make a covered question off-topic.
+    let rarest = 0;
+    for (const t of queryTerms) if (df.has(t)) rarest = Math.max(rarest, idf(t));
+    const weightOf = (t: string): number => (df.has(t) ? idf(t) : Math.max(rarest, 0.5 * idf('')));
+    const weights = new Map(queryTerms.map((t) => [t, weightOf(t)]));
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
-    const bigrams = pairs(terms(question));
-    const lowerAll = candidates.map((c) => c.lower).join('\n');
+    const bigrams = pairs(terms(question).filter((t) => !frame.has(t)));
+    const lowerAll = sourceLower.join('\n');
     let found = 0;
     for (const [t, w] of weights) if (df.has(t)) found += w;
     for (const id of queryIds) if (containsIdentifier(lowerAll, id)) found += idWeight;
-    if (found / total < this.minTopicality) return [];
+    if (found / total < this.minTopicality) return undefined;
 
+    let coverage = 0;
+    sourceTerms.forEach((all, i) => {
+      let covered = 0;
+      for (const [t, w] of weights) if (all.has(t)) covered += w;
+      for (const id of queryIds) if (containsIdentifier(sourceLower[i] ?? '', id)) covered += idWeight;
+      coverage = Math.max(coverage, covered / total);
+    });
+
+    const manyTerms = queryTerms.length + queryIds.length >= 3;
+    const asksDefault = ASKS_DEFAULT.test(question);
+    const headingFits = new Map<string, number>();
+    const partial: Scored = { candidates, weights, ids: queryIds, idWeight, total, coverage: 0 };
     for (const c of candidates) {
       let matched = 0;
       let body = 0;
+      let distinct = 0;
       for (const [t, w] of weights) {
-        if (c.termSet.has(t)) body += w;
-        else if (c.headingTerms.has(t)) matched += 0.5 * w;
+        if (c.termSet.has(t)) {
+          body += w;
+          distinct++;
+        } else if (c.headingTerms.has(t)) matched += 0.5 * w;
       }
-      for (const id of queryIds) if (containsIdentifier(c.lower, id)) body += idWeight;
+      for (const id of queryIds) {
+        if (containsIdentifier(c.lower, id)) {
+          body += idWeight;
+          distinct++;
+        }
+      }
       matched += body;
       const phrase = bigrams.length === 0 ? 0 : countPhrases(c.terms, bigrams) / bigrams.length;
       c.relevance = Math.min(1, (matched / total) * (1 + 0.25 * phrase));
       c.bodyMatched = body > 0;
       const rank = 1 - c.sourceIndex / Math.max(1, sources.length);
       const sourceScore = Math.min(1, Math.max(0, c.source.score));
-      c.score = c.relevance * quality(c.unit) * (1 + 0.25 * sourceScore + 0.25 * rank);
+      // One shared word among several asked about is weak evidence: "difference" alone is not an answer.
+      const single = manyTerms && distinct === 1 ? 0.7 : 1;
+      // Sections open with what they are about; later sentences are details.
+      const position = c.unit.kind === 'sentence' ? 1 + 0.2 / (1 + c.sectionIndex) : 1;
+      // A section headed by what was asked (an option's name) is where its answer is.
+      const key = `${c.sourceIndex}\u0000${c.unit.heading}`;
+      let fit = headingFits.get(key);
+      if (fit === undefined) {
+        fit = c.unit.heading ? headingFit(partial, c) : 0;
+        headingFits.set(key, fit);
+      }
+      // "Default: `72000`" under the option's heading answers "what is the default …?".
+      const defaults = asksDefault && /^default\b/i.test(c.unit.text) && fit >= 0.3 ? 2 : 1;
+      c.score =
+        c.relevance *
+        quality(c.unit) *
+        single *
+        position *
+        (1 + 0.25 * sourceScore + 0.25 * rank) *
+        (1 + 0.5 * fit) *
+        defaults;
     }
-    return candidates;
+    return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }
+}
+
+/** Least heading match (0-1) for a how-to answer to quote a section's steps. */
+const HOWTO_SECTION_FIT = 0.5;
+
+/** Share of the question's weight that a unit's heading (else the page title) names. */
+function headingFit(scored: Scored, c: Candidate): number {
+  const heading = c.unit.heading || c.source.title;
+  const headingTerms = new Set(terms(heading));
+  const lower = heading.toLowerCase();
+  let fit = 0;
+  for (const [t, w] of scored.weights) if (headingTerms.has(t)) fit += w;
+  for (const id of scored.ids) if (containsIdentifier(lower, id)) fit += scored.idWeight;
+  return fit / scored.total;
+}
+
+/** How a source's title or path names the topic: its own page 1.5, a qualifier of it 0.85, else 1. */
+function fitOfName(source: AnswerSource, topicTerms: Set<string>): number {
+  const path = (source.link.split(/[?#]/)[0] ?? '').replace(/\/+$/, '');
+  const last = (path.split('/').pop() ?? '').replace(/\.\w+$/, '').replace(/[-_]+/g, ' ');
+  let fit = 1;
+  for (const name of [source.title, last]) {
+    const nameTerms = new Set(terms(name));
+    if (sameTerms(nameTerms, topicTerms)) return 1.5;
+    if (nameTerms.size > topicTerms.size && [...topicTerms].every((t) => nameTerms.has(t))) fit = 0.85;
+  }
+  return fit;
+}
+
+function sameTerms(a: Set<string>, b: Set<string>): boolean {
+  return a.size > 0 && a.size === b.size && [...a].every((t) => b.has(t));
+}
+
+function namesTopic(c: Candidate, topicTerms: Set<string>, topicIds: string[]): boolean {
+  if (topicIds.some((id) => containsIdentifier(c.lower, id))) return true;
+  return topicTerms.size > 0 && [...topicTerms].every((t) => c.termSet.has(t));
+}
+
+/** Whether a sentence defines the topic: "X is …", "X are …", "X lets you …", "X provides …". */
+export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: string[] = []): boolean {
+  const plain = sentence.replace(/[`*_]/g, '').toLowerCase();
+  const m = DEFINING.exec(plain);
+  const subject = m?.[1]?.trim();
+  if (!subject || NOT_A_SUBJECT.test(subject)) return false;
+  // "Widgets are used across …" describes a use, not what a widget is.
+  if (m && PASSIVE.test(plain.slice(m.index + m[0].length - (m[2]?.length ?? 0)))) return false;
+  const subjectTerms = terms(subject);
+  if (subjectTerms.length > topicTerms.size + 3) return false;
+  if (topicIds.some((id) => containsIdentifier(subject, id))) return true;
+  return topicTerms.size > 0 && [...topicTerms].every((t) => subjectTerms.includes(t));
+}
+
+interface SideKeys {
+  ids: string[];
+  head: string | undefined;
+}
+
+/** What names a side of a comparison: its identifiers, else its first content word. */
+function sideKeys(side: string): SideKeys {
+  const ids = identifiers(side);
+  return { ids, head: ids.length > 0 ? undefined : terms(side)[0] };
+}
+
+function names(c: Candidate, side: SideKeys): boolean {
+  if (side.ids.some((id) => containsIdentifier(c.lower, id))) return true;
+  return side.head !== undefined && c.termSet.has(side.head);
+}
+
+/**
+ * Answer order: the lead first (when given) with the rest of its source after it, then the other
+ * sources by their best sentence; document order inside a source. A code block goes right after
+ * the sentence introducing it, else after its source's sentences.
+ */
+function arrange(chosen: Candidate[], code: Candidate | undefined, lead: Candidate | undefined): Candidate[] {
+  const groupRank = new Map<number, number>();
+  chosen.forEach((c, i) => {
+    if (!groupRank.has(c.sourceIndex)) groupRank.set(c.sourceIndex, i);
+  });
+  if (lead) groupRank.set(lead.sourceIndex, -1);
+  const out = [...chosen];
+  if (code) {
+    if (!groupRank.has(code.sourceIndex)) groupRank.set(code.sourceIndex, chosen.length);
+    out.push(code);
+  }
+  const order = (c: Candidate): number => {
+    if (c === lead) return -1;
+    if (c === code && !chosen.some((s) => follows(s, c))) return Number.MAX_SAFE_INTEGER;
+    return c.unit.position;
+  };
+  const rank = (c: Candidate): number => groupRank.get(c.sourceIndex) ?? 0;
+  return out.sort((a, b) => rank(a) - rank(b) || order(a) - order(b));
+}
+
+/** Most pages listed after {@link NOT_COVERED_ANSWER}. */
+const SEE_ALSO_PAGES = 3;
+
+/** {@link NOT_COVERED_ANSWER}, then the closest pages (sources in retrieval order, one per link). */
+function notCovered(sources: AnswerSource[]): string[] {
+  const seen = new Set<string>();
+  const pages: string[] = [];
+  for (const s of sources) {
+    if (!s.link || seen.has(s.link) || pages.length >= SEE_ALSO_PAGES) continue;
+    seen.add(s.link);
+    const title = (s.title.trim() || s.link).replace(/[[\]]/g, '');
+    pages.push(`[${title}](${s.link})`);
+  }
+  if (pages.length === 0) return [NOT_COVERED_ANSWER];
+  return [NOT_COVERED_ANSWER, `\n\n${SEE_ALSO} ${pages.join(', ')}.`];
 }
 
 const WORDS_PER_PIECE = 6;
@@ -239,6 +628,8 @@ function quality(unit: TextUnit): number {
   if (unit.text.length > 350) q *= 0.8;
   if (BOILERPLATE.test(unit.text)) q *= 0.5;
   if (unit.text.endsWith(':')) q *= 0.75;
+  // A piece cut by a chunk boundary ("request](./Request.md) object, …") does not read alone.
+  if (/^[a-z]/.test(unit.text) || unit.text.includes('](')) q *= 0.5;
   return q;
 }
 

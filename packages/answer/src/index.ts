@@ -15,4 +15,10 @@ export {
   type ChatMessage,
 } from './openai.prompts';
 export { condenseFollowUp, isFollowUp } from './follow-up.util';
+export {
+  analyzeQuestion,
+  detectQuestionType,
+  type QuestionShape,
+  type QuestionType,
+} from './question-type.util';
 export { contentTerms, jaccard, termOverlap } from './similarity.util';

@@ -8,9 +8,11 @@
  *   `splitSentences(text)` (trimmed sentences).
  * - Markdown: `splitMarkdownUnits(markdown)` (sentences and code blocks under their headings),
  *   `cleanInline(text)`.
+ * - Markup that is not prose (admonition markers, directives, HTML comments): `cleanMarkup(markdown)`.
  * - Summaries: `extractiveSummary(markdown, maxChars)`.
  */
 export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
 export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
 export { cleanInline, splitMarkdownUnits, type TextUnit } from './markdown-units';
+export { cleanMarkup } from './markup';
 export { extractiveSummary } from './summary';

@@ -37,3 +37,10 @@ describe(splitMarkdownUnits.name, () => {
     expect(units[1]?.text).toBe('```js\nconst a = 1\n```');
   });
 });
+
+describe('splitMarkdownUnits in quotes', () => {
+  it('splits a list inside a blockquote into its items', () => {
+    const units = splitMarkdownUnits('> Warning:\n> * First item here\n> * Second item here');
+    expect(units.map((u) => u.text)).toEqual(['Warning:', 'First item here', 'Second item here']);
+  });
+});

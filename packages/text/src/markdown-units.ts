@@ -139,8 +139,11 @@ function parseBlocks(markdown: string): Block[] {
     const quote = BLOCKQUOTE.exec(line);
     if (quote) {
       const content = (quote[1] ?? '').trim();
-      if (content === '') flush();
-      else paragraph.push(content);
+      // A list inside a quote ("> * Calling…") is one unit per item, as outside it.
+      const quotedItem = LIST_ITEM.exec(content);
+      if (content === '' || quotedItem) flush();
+      if (quotedItem) paragraph.push((quotedItem[1] ?? '').trim());
+      else if (content !== '') paragraph.push(content);
       continue;
     }
     paragraph.push(line.trim());

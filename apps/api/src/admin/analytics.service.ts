@@ -176,6 +176,7 @@ export class AnalyticsService {
   async gaps(projectId: number, range: { from?: string; to?: string }): Promise<GapListResponse> {
     await this.projects.getProject(projectId);
     const { start, end } = storedBounds(checkedRange(range));
+    const notCovered = [NOT_COVERED_ANSWER.length, NOT_COVERED_ANSWER];
     const rows = await this.dataSource.query<
       Array<{ question: string; asked_at: string; no_source: number; rated_bad: number }>
     >(
@@ -185,10 +186,11 @@ export class AnalyticsService {
          FROM messages ai JOIN messages h ON h.id = ai.reply_to
          WHERE ai.project_id = ? AND ai.sender = 'AI' AND h.created_at >= ? AND h.created_at <= ?)
        SELECT question, asked_at,
-         (coalesce(found, 0) = 0 OR answer = ?) AS no_source, (rating = -1) AS rated_bad
+         (coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ?) AS no_source, (rating = -1) AS rated_bad
        FROM answered
-       WHERE coalesce(found, 0) = 0 OR answer = ? OR rating = -1`,
-      [projectId, start, end, NOT_COVERED_ANSWER, NOT_COVERED_ANSWER],
+       WHERE coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ? OR rating = -1`,
+      // The not-covered answer may be followed by "You may want to read: …": compare its start.
+      [projectId, start, end, ...notCovered, ...notCovered],
     );
     const groups = groupGaps(
       rows.map((r) => ({

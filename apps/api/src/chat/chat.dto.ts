@@ -15,6 +15,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import type { SearchHit } from '@kbqa/core';
+import { cleanMarkup } from '@kbqa/text';
 import { KeyDto } from '../common/key.dto';
 import { IsLooseId } from '../common/validators';
 
@@ -127,14 +128,15 @@ export interface ChatResponse {
   tools_used: [];
 }
 
+/** Source snippets are shown to readers: markup that is not prose (see cleanMarkup) is dropped. */
 export function mapStreamedSource(hit: SearchHit): StreamedSource {
-  return { id: String(hit.chunkId), content: hit.content, link: hit.link };
+  return { id: String(hit.chunkId), content: cleanMarkup(hit.content), link: hit.link };
 }
 
 export function mapChatSource(hit: SearchHit): ChatSourceResponse {
   return {
     id: hit.chunkId,
-    content: hit.content,
+    content: cleanMarkup(hit.content),
     link: hit.link,
     relevance_score: Math.round(hit.score * 1e4) / 1e4,
   };

@@ -1,0 +1,106 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.stem = stem;
+exports.terms = terms;
+exports.identifiers = identifiers;
+exports.containsIdentifier = containsIdentifier;
+/** Tokenizing, light stemming and identifier spotting shared by the extractive parts. */
+const text_1 = require("@kbqa/text");
+/** A deliberately small suffix stripper: enough to match "plugins"/"plugin", "registering"/"register". */
+function stem(word) {
+    let w = word.toLowerCase();
+    if (w.length <= 3 || /\d/.test(w))
+        return w;
+    if (w.endsWith('ies') && w.length > 4)
+        return w.slice(0, -3) + 'y';
+    if (w.endsWith('sses'))
+        return w.slice(0, -2);
+    if (/(?:ches|shes|xes|zes)$/.test(w))
+        return w.slice(0, -2);
+    if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w))
+        w = w.slice(0, -1);
+    if (w.endsWith('ing') && w.length > 5)
+        w = undouble(w.slice(0, -3));
+    else if (w.endsWith('ed') && w.length > 4)
+        w = undouble(w.slice(0, -2));
+    else if (w.endsWith('ly') && w.length > 5)
+        w = w.slice(0, -2);
+    if (w.endsWith('e') && w.length > 4)
+        w = w.slice(0, -1);
+    return w;
+}
+function undouble(w) {
+    return /([b-df-hj-np-tv-z])\1$/.test(w) && !/(?:ll|ss|zz)$/.test(w) ? w.slice(0, -1) : w;
+}
+const WORD = /[\p{L}\p{N}_$]+/gu;
+/**
+ * Content terms of a text, stemmed, in order, duplicates kept. camelCase and snake_case words
+ * also contribute their parts, so `enableCors` matches "cors".
+ */
+function terms(text) {
+    const out = [];
+    for (const match of text.matchAll(WORD)) {
+        const raw = match[0];
+        const lower = raw.toLowerCase();
+        if (!(0, text_1.isStopWord)(lower) && (lower.length > 1 || /\d/.test(lower)))
+            out.push(stem(lower));
+        const parts = raw.split(/_|(?<=[a-z0-9])(?=[A-Z])/).filter((p) => p !== '');
+        if (parts.length > 1) {
+            for (const part of parts) {
+                const p = part.toLowerCase();
+                if (p.length > 1 && !(0, text_1.isStopWord)(p))
+                    out.push(stem(p));
+            }
+        }
+    }
+    return out;
+}
+const IDENTIFIER_PATTERNS = [
+    /@[\w$.-]+\/[\w$.-]+/g,
+    /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?/g,
+    /[A-Za-z_$][\w$]*\(\)/g,
+    /\b[a-z]+[A-Z][\w$]*/g,
+];
+/**
+ * Code-like names in a text, lowercased without a trailing `()`: inline code spans, scoped
+ * packages (`@fastify/cors`), dotted names (`reply.send()`), calls and camelCase words.
+ */
+function identifiers(text) {
+    const found = new Set();
+    const add = (value) => {
+        const id = value
+            .trim()
+            .toLowerCase()
+            .replace(/\(\)$/, '')
+            .replace(/^\.+|\.+$/g, '');
+        // "e.g" and "i.e" are prose, not names.
+        if (id.length < 3 || id.split('.').every((part) => part.length <= 1))
+            return;
+        found.add(id);
+    };
+    for (const match of text.matchAll(/`([^`\n]+)`/g)) {
+        const span = match[1] ?? '';
+        if (span.length <= 60 && !/\s/.test(span.trim()))
+            add(span);
+    }
+    for (const pattern of IDENTIFIER_PATTERNS) {
+        for (const match of text.matchAll(pattern))
+            add(match[0]);
+    }
+    return [...found];
+}
+/** Whether `id` (from {@link identifiers}) occurs in `lowerText` as a whole name. */
+function containsIdentifier(lowerText, id) {
+    let from = 0;
+    for (;;) {
+        const at = lowerText.indexOf(id, from);
+        if (at < 0)
+            return false;
+        const before = lowerText[at - 1] ?? ' ';
+        const after = lowerText[at + id.length] ?? ' ';
+        if (!/[\w$@]/.test(before) && !/[\w$]/.test(after))
+            return true;
+        from = at + 1;
+    }
+}
+//# sourceMappingURL=terms.util.js.map

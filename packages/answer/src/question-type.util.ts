@@ -1,0 +1,79 @@
+/** What kind of answer a question asks for, read from its wording alone (no model). */
+export type QuestionType =
+  'definition' | 'how-to' | 'comparison' | 'option' | 'troubleshooting' | 'yes-no' | 'other';
+
+export interface QuestionShape {
+  type: QuestionType;
+  /** What a definition or option question is about ("decorator" in "What is a decorator?"). */
+  topic?: string;
+  /** The two things a comparison weighs ("onRequest", "preHandler hooks"). */
+  sides?: [string, string];
+}
+
+const COMPARISON_SIDES: RegExp[] = [
+  /\bdifferences?\s+between\s+(.+?)\s+(?:and|&|vs\.?|versus)\s+(.+)$/i,
+  /\bcompare\s+(.+?)\s+(?:and|with|to|vs\.?|versus)\s+(.+)$/i,
+  /^(?:how\s+(?:do(?:es)?|is|are)\s+)?(.+?)\s+(?:differ(?:ent)?\s+from|compared?\s+(?:to|with))\s+(.+)$/i,
+  /^(?:.*?\b(?:use|choose|pick|prefer)\s+)?(.+?)\s+(?:vs\.?|versus|instead\s+of|rather\s+than|over)\s+(.+)$/i,
+];
+const COMPARISON = /\b(?:differences?|differ|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
+const TROUBLE =
+  /^why\b|\b(?:errors?|fails?|failing|failed|failure|not (?:working|work|found|being|getting)|doesn'?t|don'?t|isn'?t|won'?t|can'?t (?!i\b)|broken|crash(?:es|ed)?|exceptions?|throws?|thrown|undefined|warnings?|debug|wrong|problems?|issues?|twice|hangs?|stuck|timeout|FST_\w+|ERR_\w+)\b/i;
+const HOW_TO =
+  /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
+const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
+const DEFINITION =
+  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+does\s+(.+?)\s+(?:mean|do|stand\s+for))\s*[?.!]*$/i;
+const YES_NO = /^(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b/i;
+/** Words after "what is" that make it a lookup ("what is the default…"), not a definition. */
+const NOT_A_TOPIC =
+  /^(?:the\s+)?(?:default|maximum|minimum|max|min|limit|best|recommended|current|latest|order|difference)\b/i;
+
+function trimSide(side: string): string {
+  return side
+    .replace(/[?.!]+$/, '')
+    .replace(/^(?:the|an?|using)\s+/i, '')
+    .trim();
+}
+
+/**
+ * Reads the type of a question from its wording: a comparison ("difference between A and B",
+ * "A vs B"), troubleshooting ("why…", an error, "doesn't work"), how-to ("how do I…", "steps
+ * to…"), an option ("what does the `bodyLimit` option do?"), a definition ("what is X?"), a
+ * yes/no question ("can I…?"), else other. Comparisons, definitions and options carry what they
+ * are about, as written.
+ */
+export function analyzeQuestion(question: string): QuestionShape {
+  const q = question
+    .trim()
+    .replace(/\s+/g, ' ')
+    .replace(/^(?:(?:hi|hello|hey|please|so|ok|okay)[,!]?\s+)+/i, '');
+  if (COMPARISON.test(q)) {
+    for (const pattern of COMPARISON_SIDES) {
+      const m = pattern.exec(q.replace(/[?.!]+$/, ''));
+      const a = trimSide(m?.[1] ?? '');
+      const b = trimSide(m?.[2] ?? '');
+      if (a && b && a.split(' ').length <= 6 && b.split(' ').length <= 6) {
+        return { type: 'comparison', sides: [a, b] };
+      }
+    }
+  }
+  if (TROUBLE.test(q)) return { type: 'troubleshooting' };
+  if (HOW_TO.test(q)) return { type: 'how-to' };
+  const definition = DEFINITION.exec(q);
+  const topic = trimSide(definition?.[1] ?? definition?.[2] ?? definition?.[3] ?? '');
+  const hasCode = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\w\.\w/.test(q);
+  if (definition && topic && (OPTION_WORD.test(q) || (hasCode && /\bdo\s*[?.!]*$/i.test(q)))) {
+    return { type: 'option', topic: topic.replace(/\s+(?:option|setting|flag|parameter|property)$/i, '') };
+  }
+  if (definition && topic && topic.split(' ').length <= 5 && !NOT_A_TOPIC.test(topic)) {
+    return { type: 'definition', topic };
+  }
+  if (YES_NO.test(q)) return { type: 'yes-no' };
+  return { type: 'other' };
+}
+
+/** The type alone; see {@link analyzeQuestion}. */
+export function detectQuestionType(question: string): QuestionType {
+  return analyzeQuestion(question).type;
+}

@@ -255,3 +255,50 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     expect(await res.json()).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
   });
 });
+
+describe('MCP endpoint rate limits (e2e)', () => {
+  let t: TestApp;
+  let p: TestProject;
+  let url: URL;
+
+  beforeAll(async () => {
+    t = await startTestApp({ KBQA_RATE_CHAT_PER_MIN: '2', KBQA_RATE_FAILED_KEYS_PER_MIN: '2' });
+    p = await t.createProject();
+    await t.app.listen(0, '127.0.0.1');
+    url = new URL('/mcp', await t.app.getUrl());
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('counts search and ask against the key’s chat limit and reports a spent one as a tool error', async () => {
+    const client = new Client({ name: 'kbqa-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${p.serverKey}` } },
+      }),
+    );
+    try {
+      expect((await client.callTool({ name: 'search', arguments: { question: 'a' } })).isError).toBeFalsy();
+      expect((await client.callTool({ name: 'ask', arguments: { question: 'a' } })).isError).toBeFalsy();
+      const refused = await client.callTool({ name: 'search', arguments: { question: 'a' } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/retry after \d+ s \(RATE_LIMITED\)/);
+      // Listing tools is not a question: it does not count.
+      expect((await client.listTools()).tools).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('counts wrong keys per address and then refuses with 429 and Retry-After', async () => {
+    const post = (key: string) =>
+      fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${key}` }, body: '{}' });
+    expect((await post('kbqa_sk_wrongwrongwrongwrongwrong1')).status).toBe(401);
+    expect((await post('kbqa_sk_wrongwrongwrongwrongwrong2')).status).toBe(401);
+    const refused = await post(p.serverKey);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+});

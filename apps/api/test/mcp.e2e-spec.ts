@@ -215,7 +215,11 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
         },
         body: JSON.stringify(initialize),
       });
-    for (const headers of [{ Authorization: 'Bearer kbqa_sk_wrongwrongwrongwrongwrong' }, {}]) {
+    const refusals: Array<Record<string, string>> = [
+      { Authorization: 'Bearer kbqa_sk_wrongwrongwrongwrongwrong' },
+      {},
+    ];
+    for (const headers of refusals) {
       const res = await post(headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);

@@ -14,6 +14,7 @@ import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthController } from './health/health.controller';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
+import { McpModule } from './mcp/mcp.module';
 import { ProjectsModule } from './projects/projects.module';
 import { RetrievalModule } from './retrieval/retrieval.module';
 import { SourcesController } from './sources/sources.controller';
@@ -36,6 +37,7 @@ export class AppModule {
         ChatModule,
         AdminModule,
         DashboardModule,
+        McpModule,
       ],
       controllers: [HealthController, SourcesController],
       providers: [

@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { registerJsonBody } from './common/json-body';
 import { registerDashboardPages } from './dashboard/dashboard-static';
 import type { AppConfig } from './config/config';
+import { McpEndpoint, registerMcpRoutes } from './mcp/mcp-route';
 import { ProjectsService } from './projects/projects.service';
 import { registerWidgetRoutes } from './widget/widget-route';
 
@@ -44,6 +45,7 @@ export async function createApp(
   });
   registerDashboardPages(instance, new Logger('Dashboard'));
   registerWidgetRoutes(instance, app.get(ProjectsService));
+  registerMcpRoutes(instance, app.get(McpEndpoint));
   await app.init();
   await instance.ready();
   return app;

@@ -1,0 +1,122 @@
+import 'reflect-metadata';
+import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } from '@kbqa/core';
+import type { RateLimits } from '../common/rate-limit';
+import type { AuthenticatedKey, ProjectsService } from '../projects/projects.service';
+import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
+import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
+import { McpKnowledgeService } from './mcp.service';
+
+function hit(sourceId: number, link: string, score: number, title = ''): SearchHit {
+  return {
+    chunkId: sourceId * 10,
+    documentId: sourceId,
+    sourceId,
+    source: link,
+    content: `content of ${link}`,
+    title,
+    headingPath: [],
+    link,
+    score,
+  };
+}
+
+function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch; spent?: boolean } = {}) {
+  const retrieved: RetrieveRequest[] = [];
+  const generated: AnswerRequest[] = [];
+  const counted: string[] = [];
+  const retrieval = {
+    retrieve: (r: RetrieveRequest) => (retrieved.push(r), Promise.resolve(options.hits ?? [])),
+  } as unknown as RetrievalService;
+  const projects = {
+    getProject: () => Promise.resolve({ systemPrompt: 'Be brief.' }),
+  } as unknown as ProjectsService;
+  const teaching = { match: () => Promise.resolve(options.taught) } as unknown as TeachingService;
+  const limits = {
+    consume: (bucket: string, key: string) => {
+      counted.push(`${bucket} ${key}`);
+      return Promise.resolve(options.spent ? 17 : undefined);
+    },
+  } as unknown as RateLimits;
+  const generator: AnswerGenerator = {
+    id: 'fake',
+    async *generate(request: AnswerRequest) {
+      generated.push(request);
+      await Promise.resolve();
+      yield 'Use bodyLimit ';
+      yield '[1].';
+    },
+    condenseQuestion: (question) => Promise.resolve(question),
+    summarize: (text) => Promise.resolve(text),
+  };
+  const service = new McpKnowledgeService(retrieval, projects, teaching, limits, generator);
+  return { service, retrieved, generated, counted };
+}
+
+const server: AuthenticatedKey = { keyId: 3, projectId: 7, kind: 'server' };
+const anon: AuthenticatedKey = { keyId: 4, projectId: 7, kind: 'anon' };
+const signal = new AbortController().signal;
+
+describe(McpKnowledgeService.name, () => {
+  it('searches the caller’s project with its filter and size, scores rounded like serviceChat', async () => {
+    const { service, retrieved } = setup({ hits: [hit(1, 'a.md', 0.123456, 'A'), hit(2, 'b.md', 0.5)] });
+    const passages = await service.search(
+      { auth: server, address: '10.0.0.1' },
+      { question: 'q', where: { section: { $eq: 'guides' } }, num_chunks: 2 },
+    );
+    expect(retrieved).toEqual([
+      {
+        projectId: 7,
+        question: 'q',
+        topK: 2,
+        filters: [{ field: 'section', op: '$eq', value: 'guides' }],
+        threshold: 0,
+      },
+    ]);
+    expect(passages).toEqual([
+      { link: 'a.md', title: 'A', content: 'content of a.md', relevance_score: 0.1235 },
+      { link: 'b.md', content: 'content of b.md', relevance_score: 0.5 },
+    ]);
+  });
+
+  it('refuses a bad where filter before counting the request', async () => {
+    const { service, counted } = setup();
+    await expect(
+      service.search({ auth: server, address: 'x' }, { question: 'q', where: { v: { $regex: 'x' } } }),
+    ).rejects.toThrow(KbqaError);
+    expect(counted).toEqual([]);
+  });
+
+  it('counts server keys per key and anon keys per key and address, as serviceChat does', async () => {
+    const { service, counted } = setup();
+    await service.search({ auth: server, address: '10.0.0.1' }, { question: 'q' });
+    await service.ask({ auth: anon, address: '10.0.0.2' }, 'q', signal);
+    expect(counted).toEqual(['chatServer 3', 'chatAnon 4:10.0.0.2']);
+  });
+
+  it('refuses a spent limit with RATE_LIMITED and the wait, without retrieving', async () => {
+    const { service, retrieved } = setup({ spent: true });
+    await expect(service.ask({ auth: anon, address: 'x' }, 'q', signal)).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(/reader; retry after 17 s/),
+    });
+    expect(retrieved).toEqual([]);
+  });
+
+  it('answers with the project prompt and a taught answer first, citing the sources in order', async () => {
+    const taught: TaughtMatch = { hit: hit(9, 'taught', 0.95), similarity: 0.95 };
+    const { service, generated } = setup({ hits: [hit(1, 'a.md', 0.6), hit(9, 'taught', 0.4)], taught });
+    const result = await service.ask({ auth: server, address: 'x' }, 'q', signal);
+    expect(result).toEqual({
+      answer: 'Use bodyLimit [1].',
+      sources: [
+        { link: 'taught', relevance_score: 0.95 },
+        { link: 'a.md', relevance_score: 0.6 },
+      ],
+    });
+    expect(generated[0]).toMatchObject({ question: 'q', history: [], systemPrompt: 'Be brief.' });
+    expect(generated[0]!.sources.map((s) => [s.n, s.link, s.curated])).toEqual([
+      [1, 'taught', true],
+      [2, 'a.md', false],
+    ]);
+  });
+});

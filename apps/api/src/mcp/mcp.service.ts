@@ -1,0 +1,123 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type AnswerGenerator, KbqaError, parseWhere, type SearchHit } from '@kbqa/core';
+import { ANSWER_GENERATOR } from '../answer/answer.module';
+import { NUM_CHUNKS } from '../chat/chat.dto';
+import { withTaughtFirst } from '../chat/chat.service';
+import { type Bucket, RateLimits } from '../common/rate-limit';
+import { type AuthenticatedKey, ProjectsService } from '../projects/projects.service';
+import { RetrievalService } from '../retrieval/retrieval.service';
+import { TeachingService } from '../teaching/teaching.service';
+
+/** Who is calling a tool: the authenticated key and the client address (anon limits count per reader). */
+export interface McpCaller {
+  auth: AuthenticatedKey;
+  address: string;
+}
+
+export interface SearchInput {
+  question: string;
+  where?: Record<string, unknown>;
+  num_chunks?: number;
+}
+
+export interface McpPassage {
+  link: string;
+  title?: string;
+  content: string;
+  relevance_score: number;
+}
+
+export interface McpAnswer {
+  answer: string;
+  sources: Array<{ link: string; relevance_score: number }>;
+}
+
+/** Scores as serviceChat shows them: four decimals. */
+function score(hit: SearchHit): number {
+  return Math.round(hit.score * 1e4) / 1e4;
+}
+
+export function mapPassage(hit: SearchHit): McpPassage {
+  return {
+    link: hit.link,
+    ...(hit.title ? { title: hit.title } : {}),
+    content: hit.content,
+    relevance_score: score(hit),
+  };
+}
+
+/**
+ * What the MCP tools do, apart from the protocol: retrieval and answers of one project, counted
+ * against the same per-key chat limits as serviceChat. An `ask` stores no conversation: an MCP
+ * client keeps its own history, and the project's analytics count the people who chat with it.
+ */
+@Injectable()
+export class McpKnowledgeService {
+  constructor(
+    private readonly retrieval: RetrievalService,
+    private readonly projects: ProjectsService,
+    private readonly teaching: TeachingService,
+    private readonly limits: RateLimits,
+    @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
+  ) {}
+
+  async search(caller: McpCaller, input: SearchInput): Promise<McpPassage[]> {
+    const filters = parseWhere(input.where);
+    await this.countRequest(caller);
+    const hits = await this.retrieval.retrieve({
+      projectId: caller.auth.projectId,
+      question: input.question,
+      topK: input.num_chunks ?? NUM_CHUNKS.default,
+      filters,
+      threshold: 0,
+    });
+    return hits.map(mapPassage);
+  }
+
+  /**
+   * The answer serviceChat would give to a first question (taught answers first, the project's
+   * system prompt), without a conversation being stored.
+   */
+  async ask(caller: McpCaller, question: string, signal: AbortSignal): Promise<McpAnswer> {
+    await this.countRequest(caller);
+    const projectId = caller.auth.projectId;
+    const topK = NUM_CHUNKS.default;
+    const hits = await this.retrieval.retrieve({ projectId, question, topK, filters: [], threshold: 0 });
+    const taught = await this.teaching.match(projectId, question);
+    const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
+    const project = await this.projects.getProject(projectId);
+    let answer = '';
+    const pieces = this.generator.generate({
+      question,
+      sources: sources.map((h, i) => ({
+        n: i + 1,
+        content: h.content,
+        title: h.title,
+        link: h.link,
+        score: h.score,
+        curated: taught !== undefined && i === 0,
+      })),
+      history: [],
+      systemPrompt: project.systemPrompt ?? undefined,
+      signal,
+    });
+    for await (const piece of pieces) {
+      if (signal.aborted) throw new KbqaError('ABORTED', 'the request was cancelled');
+      answer += piece;
+    }
+    return { answer, sources: sources.map((h) => ({ link: h.link, relevance_score: score(h) })) };
+  }
+
+  /** The bucket serviceChat counts in: per server key, or per anon key and client address. */
+  private async countRequest({ auth, address }: McpCaller): Promise<void> {
+    const [bucket, key]: [Bucket, string] =
+      auth.kind === 'anon' ? ['chatAnon', `${auth.keyId}:${address}`] : ['chatServer', String(auth.keyId)];
+    const retryAfter = await this.limits.consume(bucket, key);
+    if (retryAfter !== undefined) {
+      throw new KbqaError(
+        'RATE_LIMITED',
+        `rate limit reached for this ${auth.kind === 'anon' ? 'reader' : 'key'}; retry after ${retryAfter} s`,
+      );
+    }
+  }
+}

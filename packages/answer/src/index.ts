@@ -14,5 +14,5 @@ export {
   buildSummarizeMessages,
   type ChatMessage,
 } from './openai.prompts';
-export { condenseFollowUp, isFollowUp } from './follow-up.util';
+export { condenseFollowUp, followUpContext, isFollowUp } from './follow-up.util';
 export { contentTerms, jaccard, termOverlap } from './similarity.util';

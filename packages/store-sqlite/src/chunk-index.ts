@@ -27,6 +27,7 @@ const PRUNE_FROM_ROWS = 20_000;
 /** A term in at least this share of chunks is "common" (BM25 gives it little weight anyway). */
 const COMMON_TERM_SHARE = 0.1;
 const INDEX_SIZE_TTL_MS = 5_000;
+const MAX_CACHED_IDFS = 10_000;
 
 /** BM25 column weights: title, heading path, body prose, body code (see FTS_COLUMNS). */
 export const FTS_WEIGHTS = [0, 4.0, 2.5, 1.0, 0.5] as const;
@@ -500,6 +501,11 @@ export class SqliteChunkIndex implements ChunkStore {
    */
   private idfs(stems: string[]): (stem: string) => number {
     const rows = this.indexRows();
+    // The vocab table walks a word's posting list (1.6 ms for a word on most of 105k chunks), so
+    // idfs are kept as long as the row count is: words repeat across questions, and their
+    // frequencies barely move between two counts.
+    if (this.idfCache.rows !== rows) this.idfCache = { rows, idf: new Map() };
+    const cache = this.idfCache.idf;
     if (!this.vocab) {
       this.db.exec(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_vocab USING fts5vocab('main', 'chunks_fts', 'row')",
@@ -508,15 +514,16 @@ export class SqliteChunkIndex implements ChunkStore {
         'SELECT doc FROM temp.chunks_fts_vocab WHERE term = ?',
       );
     }
-    const vocab = this.vocab;
-    const idf = new Map<string, number>();
     for (const s of stems) {
-      const n = Math.min(rows, vocab.get(s)?.doc ?? 0);
-      idf.set(s, Math.max(IDF_FLOOR, Math.log(1 + (rows - n + 0.5) / (n + 0.5))));
+      if (cache.has(s)) continue;
+      if (cache.size >= MAX_CACHED_IDFS) cache.clear();
+      const n = Math.min(rows, this.vocab.get(s)?.doc ?? 0);
+      cache.set(s, Math.max(IDF_FLOOR, Math.log(1 + (rows - n + 0.5) / (n + 0.5))));
     }
-    return (s) => idf.get(s) ?? IDF_FLOOR;
+    return (s) => cache.get(s) ?? IDF_FLOOR;
   }
 
+  private idfCache = { rows: -1, idf: new Map<string, number>() };
   private vocab: BetterSqlite3.Statement<[string], { doc: number }> | undefined;
 
   private indexSize = { rows: 0, at: 0 };

@@ -14,7 +14,7 @@ export {
   buildSummarizeMessages,
   type ChatMessage,
 } from './openai.prompts';
-export { condenseFollowUp, isFollowUp } from './follow-up.util';
+export { condenseFollowUp, followUpContext, isFollowUp } from './follow-up.util';
 export {
   analyzeQuestion,
   detectQuestionType,

@@ -9,3 +9,4 @@ export * from './answer';
 export * from './hash';
 export * from './fetcher';
 export * from './store';
+export * from './relevance';

@@ -7,6 +7,13 @@ export type SearchMode = 'lexical' | 'dense' | 'hybrid';
 export interface SearchQuery {
   projectId: number;
   text: string;
+  /**
+   * Secondary terms, e.g. the topic of the conversation so far for a follow-up question. They
+   * only boost passages that also match `text`, at a fraction of the weight of `text`'s own terms,
+   * so a follow-up that changes topic still finds the new topic. When `text` has no content word
+   * of its own ("and then?"), the context is searched instead.
+   */
+  context?: string;
   /** Query embedding; required for `dense`, used by `hybrid` when present. */
   vector?: Float32Array;
   topK: number;
@@ -24,7 +31,10 @@ export interface SearchHit {
   title: string;
   headingPath: string[];
   link: string;
-  /** In [0, 1], higher is more relevant, comparable across queries of a project. */
+  /**
+   * In [0, 1], higher is more relevant, comparable across queries of a project, and hits come in
+   * descending score order. At or above {@link ANSWER_FLOOR} the passage is expected to answer.
+   */
   score: number;
 }
 

@@ -1,4 +1,4 @@
-import { sha256Hex, type ChunkDraft, type LoadedDocument } from '@kbqa/core';
+import { ANSWER_FLOOR, sha256Hex, type ChunkDraft, type LoadedDocument } from '@kbqa/core';
 import type { DataSource } from 'typeorm';
 import { SqliteChunkIndex } from './chunk-index';
 import { openDataSource, rawDatabase } from './data-source';
@@ -146,6 +146,104 @@ describe(SqliteChunkIndex.name, () => {
     expect(hits[0]!.score).toBeGreaterThan(0);
     expect(hits[0]!.score).toBeLessThan(1);
   });
+  describe('relevance calibration', () => {
+    const site = [
+      ['install', '# Installing Acme\n\nInstall Acme with `npm install acme`. Acme runs on Node.js 20.'],
+      ['config', '# Configuring Acme\n\nAcme reads acme.json. You install plugins for Acme in it.'],
+      ['deploy', '# Deploying Acme\n\nBuild Acme, then install it on the server. Acme listens on port 3000.'],
+      ['faq', '# Acme FAQ\n\nAcme is free. Install questions go to the forum; Acme answers them.'],
+    ] as const;
+    beforeEach(() => {
+      for (const [source, content] of site) {
+        index.replaceSource({
+          projectId,
+          source,
+          kind: 'documents',
+          documents: [{ document: doc(source), chunks: [{ ...draft(content), title: source }] }],
+        });
+      }
+    });
+
+    it('scores a right answer on a tiny site above the answer floor, though its words are on every page', async () => {
+      const hits = await index.search({
+        projectId,
+        text: 'How do I install Acme?',
+        topK: 4,
+        mode: 'lexical',
+      });
+      expect(hits[0]!.source).toBe('install');
+      expect(hits[0]!.score).toBeGreaterThanOrEqual(ANSWER_FLOOR);
+      expect(hits[0]!.score).toBeLessThanOrEqual(1);
+    });
+
+    it('scores an unrelated question below the answer floor, even when a common word matches', async () => {
+      const hits = await index.search({
+        projectId,
+        text: 'How do I install a dishwasher drain hose?',
+        topK: 4,
+        mode: 'lexical',
+      });
+      expect(hits.length).toBeGreaterThan(0);
+      for (const hit of hits) expect(hit.score).toBeLessThan(ANSWER_FLOOR);
+    });
+
+    it('never scores a hit above one ranked before it', async () => {
+      const hits = await index.search({
+        projectId,
+        text: 'install Acme plugins on port 3000',
+        topK: 4,
+        mode: 'lexical',
+      });
+      const scores = hits.map((h) => h.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    });
+  });
+
+  describe('context terms', () => {
+    const pages = [
+      ['cors', 'Enable CORS with the cors plugin. Its origin option takes the allowed origin.'],
+      ['graphql', 'GraphQL enums restrict a field to one of a set of values, like an origin of a record.'],
+      ['passport', 'Passport strategies restrict routes to logged-in users.'],
+    ] as const;
+    beforeEach(() => {
+      for (const [source, content] of pages) {
+        index.replaceSource({
+          projectId,
+          source,
+          kind: 'documents',
+          documents: [{ document: doc(source), chunks: [draft(content)] }],
+        });
+      }
+    });
+    const search = (text: string, context?: string) =>
+      index.search({ projectId, text, context, topK: 3, mode: 'lexical' });
+
+    it('puts the passage on the conversation topic first for a follow-up', async () => {
+      const without = await search('and how do I restrict it to one origin?');
+      expect(without[0]!.source).toBe('graphql');
+      const hits = await search('and how do I restrict it to one origin?', 'enable CORS');
+      expect(hits[0]!.source).toBe('cors');
+    });
+
+    it('only boosts passages matching the question, so a change of topic still wins', async () => {
+      const hits = await search('How do Passport strategies work?', 'enable CORS');
+      expect(hits[0]!.source).toBe('passport');
+      expect(hits.map((h) => h.source)).not.toContain('cors');
+    });
+
+    it('weighs context terms below the question terms', async () => {
+      const own = await search('restrict origin enable cors');
+      const context = await search('restrict origin', 'enable cors');
+      expect(context[0]!.source).toBe('cors');
+      expect(context[0]!.score).toBeLessThan(own[0]!.score);
+    });
+
+    it('searches the context when the question has no word of its own', async () => {
+      const hits = await search('and then?', 'Passport strategies');
+      expect(hits[0]!.source).toBe('passport');
+    });
+  });
+
   describe('lexical ranking', () => {
     /** Indexes each text as one chunk of its own source (named by position) and searches. */
     async function rank(texts: string[], question: string): Promise<string[]> {

@@ -14,7 +14,7 @@ import type {
 import { sha256Hex } from '@kbqa/core';
 import { ftsInserter, projectMatch, textMatch } from './fts-document';
 import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
-import { matchTerms, prunedMatchExpression, queryStems, termCoverage } from './fts-query';
+import { matchTerms, prunedMatchExpression, queryStems, weightedCoverage } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
 import { SqliteVectorIndex } from './vector-index';
@@ -27,17 +27,43 @@ const PRUNE_FROM_ROWS = 20_000;
 /** A term in at least this share of chunks is "common" (BM25 gives it little weight anyway). */
 const COMMON_TERM_SHARE = 0.1;
 const INDEX_SIZE_TTL_MS = 5_000;
+const MAX_CACHED_IDFS = 10_000;
 
 /** BM25 column weights: title, heading path, body prose, body code (see FTS_COLUMNS). */
 export const FTS_WEIGHTS = [0, 4.0, 2.5, 1.0, 0.5] as const;
 /**
- * Lexical candidates re-ranked by query-term coverage, as a multiple of topK: coverage only
- * reorders passages BM25 already ranks near the top, so a small pool is enough.
+ * Lexical candidates re-ranked by relevance (which weighs query-term coverage), as a multiple of
+ * topK: coverage only reorders passages BM25 already ranks near the top, so a small pool is enough.
  */
 const RERANK_POOL = 2;
 const MAX_RERANK_POOL = 100;
-/** Score factor of a passage that covers none of the query terms; all of them gives 1. */
+/** Score factor of a passage that covers none of the query terms in ranking; all of them gives 1. */
 const UNCOVERED_FACTOR = 0.75;
+/** Share of its BM25 a context term (SearchQuery.context) adds, and of its weight in coverage. */
+export const CONTEXT_WEIGHT = 0.5;
+/**
+ * Least weight of a query word in coverage. Its idf, ln(1 + (N - n + 0.5) / (n + 0.5)), falls to
+ * 0 for a word on every passage, so on a four-page site the words of "How do I install Acme?"
+ * would weigh nothing and a right answer would score near 0; with the floor they still count,
+ * a third as much as a word on one passage in ten.
+ */
+const IDF_FLOOR = 0.8;
+/** BM25 at which its half of the relevance reaches one half (see {@link lexicalRelevance}). */
+const BM25_HALF = 8;
+/** Share of the relevance that comes from coverage alone; the rest scales with BM25. */
+const COVERAGE_BASE = 0.5;
+
+/** What a lexical search matches and how it weighs each query stem. */
+interface LexicalPlan {
+  /** MATCH expression of the question's own terms. */
+  main: string;
+  /** MATCH expression of the context terms the question does not have. */
+  context?: string;
+  /** Relevance coverage weight per stem: idf (at least IDF_FLOOR), context stems scaled down. */
+  weights: Map<string, number>;
+  /** Ranking coverage weight per stem: 1, context stems scaled down. */
+  shares: Map<string, number>;
+}
 
 /**
  * The chunk index of one SQLite database: chunk rows, their FTS5 entries and (when an embedder
@@ -58,13 +84,8 @@ export class SqliteChunkIndex implements ChunkStore {
     this.hybridDeps = {
       db,
       vectors: this.vectors,
-      lexical: (q) => this.searchLexical(q),
-      matchExpression: (text) => {
-        const terms = matchTerms(text);
-        return terms.length > 0 ? this.matchExpression(terms) : undefined;
-      },
-      ftsWeights: FTS_WEIGHTS,
-      lexicalRelevance,
+      lexical: (q) => this.rankLexical(q),
+      lexicalScores: (q, chunkIds) => this.lexicalScores(q, chunkIds),
     };
   }
 
@@ -314,16 +335,133 @@ export class SqliteChunkIndex implements ChunkStore {
   }
 
   /**
-   * BM25 over title, heading path, body prose and body code, scaled down for passages that
-   * cover few of the query terms (see termCoverage). FTS5's bm25() is unbounded, so the result
-   * is mapped to [0, 1] with a fixed saturating curve: the same raw score and coverage always
-   * give the same relevance, which keeps scores comparable across queries of a project.
+   * Lexical search: BM25 over title, heading path, body prose and body code, scaled down for
+   * passages that cover few of the query terms (see termCoverage), ranks the passages. Each gets
+   * the relevance {@link lexicalRelevance} (how much of the question it holds, each word by its
+   * rarity, with its BM25), capped by the relevance of the passages ranked above it so scores
+   * never rise down the list. Context terms (SearchQuery.context) add {@link CONTEXT_WEIGHT} of
+   * their BM25 and coverage weight to passages matching the question's own terms, which stay
+   * dominant.
    */
   searchLexical(query: SearchQuery): SearchHit[] {
-    const terms = matchTerms(query.text);
-    if (terms.length === 0) return [];
-    const match = this.matchExpression(terms);
+    const hits = this.rankLexical(query);
+    let cap = 1;
+    for (const hit of hits) {
+      cap = Math.min(cap, hit.score);
+      hit.score = cap;
+    }
+    return hits;
+  }
+
+  /**
+   * The lexical candidates of a query in rank order, each with its own relevance (not capped),
+   * which hybrid fusion combines with the dense similarity.
+   */
+  rankLexical(query: SearchQuery): SearchHit[] {
+    const plan = this.lexicalPlan(query);
+    if (!plan) return [];
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata');
+    const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
+    const rows = new Map<number, HitRow & { raw: number }>();
+    for (const r of this.rankedRows(projectMatch(query.projectId, plan.main), filter, pool))
+      rows.set(r.id, r);
+    if (plan.context) {
+      // Passages holding both the question's and the topic's words, which the question's
+      // words alone may rank below the pool (a follow-up's "origin" is on many pages).
+      const both = `(${plan.main}) AND (${plan.context})`;
+      const extra = this.rankedRows(projectMatch(query.projectId, both), filter, pool).filter(
+        (r) => !rows.has(r.id),
+      );
+      const mainRaw = this.rawScores(
+        query.projectId,
+        plan.main,
+        extra.map((r) => r.id),
+      );
+      for (const r of extra) rows.set(r.id, { ...r, raw: mainRaw.get(r.id) ?? 0 });
+      const contextRaw = this.rawScores(query.projectId, plan.context, [...rows.keys()]);
+      for (const r of rows.values()) r.raw += CONTEXT_WEIGHT * (contextRaw.get(r.id) ?? 0);
+    }
+    return [...rows.values()]
+      .map((r) => {
+        const headingPath = JSON.parse(r.heading_path) as string[];
+        const passage = `${r.title}\n${headingPath.join('\n')}\n${r.content}`;
+        const rank =
+          r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
+        const hit = toHit(r, lexicalRelevance(r.raw, weightedCoverage(plan.weights, passage)), headingPath);
+        return { hit, rank };
+      })
+      .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
+      .slice(0, query.topK)
+      .map((r) => r.hit);
+  }
+
+  /**
+   * The lexical relevance of given chunks (those a dense search found) as {@link searchLexical}
+   * would score them, 0 for a chunk not matching the question, so hybrid fusion sees one scale.
+   */
+  lexicalScores(query: SearchQuery, chunkIds: number[]): Map<number, number> {
+    const out = new Map<number, number>();
+    const plan = this.lexicalPlan(query);
+    if (!plan || chunkIds.length === 0) return out;
+    const raw = this.rawScores(query.projectId, plan.main, chunkIds);
+    if (raw.size === 0) return out;
+    const contextRaw = plan.context
+      ? this.rawScores(query.projectId, plan.context, [...raw.keys()])
+      : undefined;
+    const rows = this.db
+      .prepare<[string], { id: number; title: string; heading_path: string; content: string }>(
+        'SELECT id, title, heading_path, content FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      )
+      .all(JSON.stringify([...raw.keys()]));
+    for (const r of rows) {
+      const bm25 = (raw.get(r.id) ?? 0) + CONTEXT_WEIGHT * (contextRaw?.get(r.id) ?? 0);
+      const headingPath = JSON.parse(r.heading_path) as string[];
+      const passage = `${r.title}\n${headingPath.join('\n')}\n${r.content}`;
+      out.set(r.id, lexicalRelevance(bm25, weightedCoverage(plan.weights, passage)));
+    }
+    return out;
+  }
+
+  /**
+   * The MATCH expressions of a query (the question's own terms, and the context's terms it does
+   * not already have) and the coverage weight of each stem. Undefined without a search term.
+   */
+  private lexicalPlan(query: SearchQuery): LexicalPlan | undefined {
+    let text = query.text;
+    let context = query.context ?? '';
+    // A question of stop words only ("and then?") is searched as its context.
+    if (context.trim() !== '' && queryStems(text).length === 0) [text, context] = [context, ''];
+    const terms = matchTerms(text);
+    if (terms.length === 0) return undefined;
+    const stems = queryStems(text);
+    const contextStems = queryStems(context).filter((s) => !stems.includes(s));
+    const idf = this.idfs([...stems, ...contextStems]);
+    const weights = new Map<string, number>();
+    const shares = new Map<string, number>();
+    for (const s of stems) {
+      weights.set(s, idf(s));
+      shares.set(s, 1);
+    }
+    for (const s of contextStems) {
+      weights.set(s, CONTEXT_WEIGHT * idf(s));
+      shares.set(s, CONTEXT_WEIGHT);
+    }
+    const own = new Set(terms);
+    const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
+    return {
+      main: this.matchExpression(terms),
+      context: contextTerms.length > 0 ? this.matchExpression(contextTerms) : undefined,
+      weights,
+      shares,
+    };
+  }
+
+  /** Up to `limit` chunk rows matching `match` (already project-scoped), best BM25 first. */
+  private rankedRows(
+    match: string,
+    filter: { sql: string; params: unknown[] },
+    limit: number,
+  ): Array<HitRow & { raw: number }> {
     // Rank inside FTS5 first (scoped to the project by its token), then read the stored fields
     // of the few rows kept, instead of joining every match to chunks and sources.
     const sql = `
@@ -338,31 +476,70 @@ export class SqliteChunkIndex implements ChunkStore {
       FROM top
       JOIN chunks c ON c.id = top.id
       JOIN sources s ON s.id = c.source_id`;
-    const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
-    const rows = this.db
-      .prepare(sql)
-      .all(projectMatch(query.projectId, match), ...filter.params, pool) as Array<HitRow & { raw: number }>;
-    const stems = queryStems(query.text);
-    return rows
-      .map((r) => {
-        const headingPath = JSON.parse(r.heading_path) as string[];
-        const coverage = termCoverage(stems, `${r.title}\n${headingPath.join('\n')}\n${r.content}`);
-        const score = lexicalRelevance(r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverage));
-        return toHit(r, score, headingPath);
-      })
-      .sort((a, b) => b.score - a.score)
-      .slice(0, query.topK);
+    return this.db.prepare(sql).all(match, ...filter.params, limit) as Array<HitRow & { raw: number }>;
   }
+
+  /**
+   * BM25 of given chunks under a MATCH expression (absent: no match). One statement for all ids,
+   * because FTS5 recomputes bm25's term statistics per statement.
+   */
+  private rawScores(projectId: number, match: string, chunkIds: number[]): Map<number, number> {
+    if (chunkIds.length === 0) return new Map();
+    const rows = this.db
+      .prepare<[string, string], { rowid: number; raw: number }>(
+        `SELECT rowid, -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS raw FROM chunks_fts
+         WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+      )
+      .all(projectMatch(projectId, match), JSON.stringify(chunkIds));
+    return new Map(rows.map((r) => [r.rowid, r.raw]));
+  }
+
+  /**
+   * Coverage weight of each stem: its idf over the whole index, at least IDF_FLOOR. Document
+   * frequencies come from an fts5vocab table (one b-tree lookup per stem), not from counting
+   * matches, which costs a scan of the posting list of a common word.
+   */
+  private idfs(stems: string[]): (stem: string) => number {
+    const rows = this.indexRows();
+    // The vocab table walks a word's posting list (1.6 ms for a word on most of 105k chunks), so
+    // idfs are kept as long as the row count is: words repeat across questions, and their
+    // frequencies barely move between two counts.
+    if (this.idfCache.rows !== rows) this.idfCache = { rows, idf: new Map() };
+    const cache = this.idfCache.idf;
+    if (!this.vocab) {
+      this.db.exec(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_vocab USING fts5vocab('main', 'chunks_fts', 'row')",
+      );
+      this.vocab = this.db.prepare<[string], { doc: number }>(
+        'SELECT doc FROM temp.chunks_fts_vocab WHERE term = ?',
+      );
+    }
+    for (const s of stems) {
+      if (cache.has(s)) continue;
+      if (cache.size >= MAX_CACHED_IDFS) cache.clear();
+      const n = Math.min(rows, this.vocab.get(s)?.doc ?? 0);
+      cache.set(s, Math.max(IDF_FLOOR, Math.log(1 + (rows - n + 0.5) / (n + 0.5))));
+    }
+    return (s) => cache.get(s) ?? IDF_FLOOR;
+  }
+
+  private idfCache = { rows: -1, idf: new Map<string, number>() };
+  private vocab: BetterSqlite3.Statement<[string], { doc: number }> | undefined;
 
   private indexSize = { rows: 0, at: 0 };
 
-  /** Full OR semantics on small indexes; common terms made optional filters on large ones. */
-  private matchExpression(terms: string[]): string {
+  /** Chunks in the whole index, re-counted at most every INDEX_SIZE_TTL_MS. */
+  private indexRows(): number {
     const now = Date.now();
     if (now - this.indexSize.at > INDEX_SIZE_TTL_MS) {
       this.indexSize = { rows: this.stmt.countAllChunks.get()?.n ?? 0, at: now };
     }
-    const rows = this.indexSize.rows;
+    return this.indexSize.rows;
+  }
+
+  /** Full OR semantics on small indexes; common terms made optional filters on large ones. */
+  private matchExpression(terms: string[]): string {
+    const rows = this.indexRows();
     if (rows < PRUNE_FROM_ROWS || terms.length < 2) return terms.join(' OR ');
     const commonAt = Math.floor(rows * COMMON_TERM_SHARE);
     const count = this.db.prepare<[string], { n: number }>(
@@ -379,8 +556,15 @@ export class SqliteChunkIndex implements ChunkStore {
   }
 }
 
-/** Saturating map of a (positive) BM25 score into [0, 1). */
-export function lexicalRelevance(raw: number): number {
+/**
+ * Relevance in [0, 1] of a passage with BM25 `raw` that holds the share `coverage` (weighted, see
+ * IDF_FLOOR) of the question: coverage · (COVERAGE_BASE + (1 − COVERAGE_BASE) · raw / (raw +
+ * BM25_HALF)). Coverage says whether the passage is about the question even where BM25 is near 0
+ * (a word on every page of a small site); BM25, through a fixed saturating curve, says how
+ * strongly. Both are absolute, so the same passage and question score the same in any query.
+ */
+export function lexicalRelevance(raw: number, coverage: number): number {
   const s = Math.max(0, raw);
-  return s / (s + 8);
+  const c = Math.min(1, Math.max(0, coverage));
+  return c * (COVERAGE_BASE + (1 - COVERAGE_BASE) * (s / (s + BM25_HALF)));
 }

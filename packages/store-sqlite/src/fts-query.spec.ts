@@ -1,4 +1,4 @@
-import { matchTerms, queryStems, termCoverage } from './fts-query';
+import { matchTerms, queryStems, termCoverage, weightedCoverage } from './fts-query';
 import { splitProseAndCode } from './fts-document';
 import Database from 'better-sqlite3';
 import { porterStem } from './porter-stemmer';
@@ -43,6 +43,19 @@ describe(termCoverage.name, () => {
     expect(termCoverage(stems, 'Plugins can be nested.')).toBeCloseTo(1 / 3);
     expect(termCoverage(stems, 'Nothing relevant.')).toBe(0);
     expect(termCoverage([], 'anything')).toBe(0);
+  });
+});
+
+describe(weightedCoverage.name, () => {
+  it('counts each stem found with its weight', () => {
+    const weights = new Map([
+      ['plugin', 3],
+      ['prefix', 1],
+    ]);
+    expect(weightedCoverage(weights, 'Plugins are loaded in order.')).toBeCloseTo(0.75);
+    expect(weightedCoverage(weights, 'A prefix for the routes.')).toBeCloseTo(0.25);
+    expect(weightedCoverage(weights, 'Plugins under a prefix.')).toBe(1);
+    expect(weightedCoverage(new Map(), 'anything')).toBe(0);
   });
 });
 

@@ -57,15 +57,28 @@ export function queryStems(text: string): string[] {
  * factor of classic Lucene scoring). Only words that can stem to a query stem are stemmed.
  */
 export function termCoverage(stems: readonly string[], passage: string): number {
-  if (stems.length === 0) return 0;
-  const heads = new Set(stems.map((s) => s.slice(0, 2)));
+  return weightedCoverage(new Map(stems.map((s) => [s, 1])), passage);
+}
+
+/**
+ * Like {@link termCoverage}, each stem counting with its weight: the weight of the stems found
+ * over the weight of all, in [0, 1] (0 without stems or weight).
+ */
+export function weightedCoverage(weights: ReadonlyMap<string, number>, passage: string): number {
+  let total = 0;
+  for (const w of weights.values()) total += w;
+  if (weights.size === 0 || total <= 0) return 0;
+  const heads = new Set([...weights.keys()].map((s) => s.slice(0, 2)));
   const found = new Set<string>();
   for (const word of tokens(passage.toLowerCase())) {
     if (!heads.has(word.slice(0, 2))) continue;
-    found.add(porterStem(word));
-    if (found.size >= stems.length && stems.every((s) => found.has(s))) return 1;
+    const stem = porterStem(word);
+    if (weights.has(stem)) found.add(stem);
+    if (found.size === weights.size) return 1;
   }
-  return stems.filter((s) => found.has(s)).length / stems.length;
+  let covered = 0;
+  for (const s of found) covered += weights.get(s) ?? 0;
+  return covered / total;
 }
 
 /** Letter/digit runs with diacritics removed, like `unicode61 remove_diacritics 2`. */

@@ -1,14 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SearchHit, SearchQuery } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
-import { textMatch } from './fts-document';
 import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
 import type { SqliteVectorIndex } from './vector-index';
 
 /**
  * Hybrid score = LEXICAL_WEIGHT · lexical relevance + (1 − LEXICAL_WEIGHT) · dense relevance, a
- * fixed convex combination of two absolute scores in [0, 1] (BM25 through lexicalRelevance's
- * fixed curve, cosine similarity clamped to [0, 1]). Unlike rank fusion (RRF), the same chunk and
+ * fixed convex combination of two absolute scores in [0, 1] (lexicalRelevance: question coverage
+ * and BM25; cosine similarity clamped to [0, 1]). Unlike rank fusion (RRF), the same chunk and
  * question always get the same score whatever else is in the index, so a score threshold keeps its
  * meaning across queries; a chunk matching both ways outranks one matching only one way.
  */
@@ -23,14 +22,10 @@ export interface HybridDeps {
   /** Lexical search of the chunk index (candidate generation). */
   lexical: (query: SearchQuery) => SearchHit[];
   /**
-   * The FTS5 MATCH expression the lexical search uses for a question (undefined without a query
-   * term): on large indexes, common terms only count in the score of rows holding a rarer one.
+   * Lexical relevance of chunks the lexical top list missed, as the lexical search scores them
+   * (absent when a chunk does not match the question), not a guess from rank.
    */
-  matchExpression: (text: string) => string | undefined;
-  /** BM25 column weights of chunks_fts, as the lexical search uses them. */
-  ftsWeights: readonly number[];
-  /** Raw BM25 to [0, 1], as the lexical search maps it. */
-  lexicalRelevance: (raw: number) => number;
+  lexicalScores: (query: SearchQuery, chunkIds: number[]) => Map<number, number>;
 }
 
 /** Vector kNN over one project, metadata filters applied inside the search. */
@@ -71,7 +66,7 @@ export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] 
   for (const [id, s] of deps.vectors.similarities(query.vector, lexicalOnly)) dense.set(id, s);
   const lexical = new Map<number, number>(lexicalHits.map((h) => [h.chunkId, h.score]));
   const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
-  for (const [id, s] of lexicalScores(deps, query.text, denseOnly)) lexical.set(id, s);
+  for (const [id, s] of deps.lexicalScores(query, denseOnly)) lexical.set(id, s);
 
   const fused = [...ids]
     .map((chunkId) => ({
@@ -81,28 +76,6 @@ export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] 
     .sort((a, b) => b.score - a.score || a.chunkId - b.chunkId)
     .slice(0, query.topK);
   return hydrate(deps.db, fused);
-}
-
-/**
- * Lexical relevance of dense candidates the lexical top list missed: their own BM25 under the
- * lexical search's match expression (0 when it does not match), not a guess from rank. One
- * statement for all ids, because FTS5 recomputes bm25's term statistics per statement. With every
- * term OR-ed instead, a query holding a term of 100k chunks took 257 ms here at 1M chunks, against
- * 5 ms with the lexical search's pruned expression. The lexical search also re-ranks by term
- * coverage, so these can differ slightly from the score it would give the same chunk.
- */
-function lexicalScores(deps: HybridDeps, text: string, chunkIds: number[]): Map<number, number> {
-  const out = new Map<number, number>();
-  const match = deps.matchExpression(text);
-  if (!match || chunkIds.length === 0) return out;
-  const rows = deps.db
-    .prepare<[string, string], { rowid: number; raw: number }>(
-      `SELECT rowid, -bm25(chunks_fts, ${deps.ftsWeights.join(', ')}) AS raw FROM chunks_fts
-       WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-    )
-    .all(textMatch(match), JSON.stringify(chunkIds));
-  for (const r of rows) out.set(r.rowid, deps.lexicalRelevance(r.raw));
-  return out;
 }
 
 function requireVector(query: SearchQuery): Float32Array {

@@ -5,7 +5,7 @@ import type { ProjectsService } from '../projects/projects.service';
 import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
 import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
 import type { ChatDto } from './chat.dto';
-import { ChatService } from './chat.service';
+import { ChatService, searchQuestion } from './chat.service';
 
 const hit = {
   chunkId: 4,
@@ -136,5 +136,35 @@ describe(ChatService.name, () => {
     expect(calls.at(-1)).toBe(
       `ai ${JSON.stringify(['partial', [{ chunk_id: 4, source: 's', link: 'https://docs.example.com/s', score: 0.7 }], false])}`,
     );
+  });
+});
+
+describe(searchQuestion.name, () => {
+  const history = [{ prompt: 'How do I enable CORS?', response: 'Register `@fastify/cors` [1].' }];
+
+  it('searches a model-free follow-up with its own words and the topic as lower-weight context', () => {
+    const question = 'and how do I restrict it to one origin?';
+    const condensed = `enable CORS: ${question}`;
+    expect(searchQuestion(question, condensed, history)).toEqual({
+      question,
+      context: 'enable CORS @fastify/cors',
+    });
+    expect(searchQuestion(question, question, history)).toEqual({
+      question,
+      context: 'enable CORS @fastify/cors',
+    });
+  });
+
+  it("searches a language model's standalone rewrite as is", () => {
+    expect(searchQuestion('and for one origin?', 'How do I restrict CORS to one origin?', history)).toEqual({
+      question: 'How do I restrict CORS to one origin?',
+    });
+  });
+
+  it('adds no context to a standalone question', () => {
+    expect(searchQuestion('How do I register a plugin?', 'How do I register a plugin?', history)).toEqual({
+      question: 'How do I register a plugin?',
+      context: undefined,
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { condenseFollowUp, followUpContext } from '@kbqa/answer';
 import { type AnswerGenerator, type HistoryTurn, parseWhere, type SearchHit } from '@kbqa/core';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { parseLooseId } from '../common/validators';
@@ -48,7 +49,8 @@ export class ChatService {
       : dto.question;
     const topK = dto.retriever_options?.num_chunks ?? NUM_CHUNKS.default;
     const threshold = dto.relevance_threshold ?? 0;
-    const hits = await this.retrieval.retrieve({ projectId, question: standalone, topK, filters, threshold });
+    const search = searchQuestion(dto.question, standalone, history);
+    const hits = await this.retrieval.retrieve({ projectId, ...search, topK, filters, threshold });
     // A taught pair has no metadata, so a `where` filter would never let it through retrieval;
     // with one it is not put first either. Its score (the question similarity) meets the threshold.
     const match =
@@ -87,6 +89,24 @@ export class ChatService {
       complete,
     );
   }
+}
+
+/**
+ * What retrieval searches for. A standalone rewrite by a language model is searched as is.
+ * Without one (the question unchanged, or the model-free condenser's form, which prepends the
+ * topic at full weight), a follow-up is searched with its own words, the topic of the
+ * conversation as lower-weight context: the topic keeps retrieval on the subject, and cannot
+ * outweigh a follow-up that changes it.
+ */
+export function searchQuestion(
+  question: string,
+  standalone: string,
+  history: HistoryTurn[],
+): { question: string; context?: string } {
+  const rewritten =
+    standalone.trim() !== question.trim() && standalone !== condenseFollowUp(question, history);
+  if (rewritten) return { question: standalone };
+  return { question: question.trim(), context: followUpContext(question, history) };
 }
 
 /**

@@ -6,6 +6,8 @@ import { EmbeddingService } from './embedding.service';
 export interface RetrieveRequest {
   projectId: number;
   question: string;
+  /** Lower-weight topic terms (SearchQuery.context), e.g. the conversation's for a follow-up. */
+  context?: string;
   topK: number;
   filters: MetadataCondition[];
   /** Drops hits scoring below it; 1 drops all (SPEC.md). */
@@ -26,6 +28,7 @@ export class RetrievalService {
     const hits = await this.store.search({
       projectId: request.projectId,
       text: request.question,
+      context: request.context,
       vector,
       topK: request.topK,
       filters: request.filters,

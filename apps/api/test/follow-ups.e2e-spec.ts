@@ -1,0 +1,67 @@
+import { ANSWER_FLOOR } from '@kbqa/core';
+import { startTestApp, type TestApp, type TestProject } from './helpers';
+
+const DOCS = [
+  {
+    source: 'cors-guide',
+    content:
+      '# CORS\n\nEnable CORS by registering the cors plugin. Its origin option takes the allowed origin, or a list of them.',
+  },
+  {
+    source: 'graphql-guide',
+    content:
+      '# GraphQL enums\n\nAn enum restricts a field to one of a fixed set of values, for example the origin of an order.',
+  },
+  {
+    source: 'passport-guide',
+    content:
+      '# Passport\n\nPassport strategies restrict routes to logged-in users; one strategy per login provider.',
+  },
+];
+
+interface ChatBody {
+  answer: { text: string };
+  sources: Array<{ link: string; relevance_score: number }>;
+}
+
+describe('Follow-up questions without a model (e2e)', () => {
+  let t: TestApp;
+  let p: TestProject;
+  beforeAll(async () => {
+    t = await startTestApp();
+    p = await t.createProject('follow-ups');
+    const res = await t.post('/v1/ingestDocuments', { api_key: p.serverKey, documents: DOCS }).expect(200);
+    await t.waitForTask(res.body.task_id);
+  });
+  afterAll(() => t.close());
+
+  const chat = async (question: string, history: Array<{ prompt: string; response: string }> = []) =>
+    (
+      await t
+        .post('/v1/serviceChat', { api_key: p.serverKey, question, history, shouldStream: false })
+        .expect(200)
+    ).body as ChatBody;
+
+  it('keeps the topic of the conversation: the CORS page comes first for "and how do I restrict it to one origin?"', async () => {
+    const first = await chat('How do I enable CORS?');
+    expect(first.sources[0]?.link).toBe('cors-guide');
+    const followUp = await chat('and how do I restrict it to one origin?', [
+      { prompt: 'How do I enable CORS?', response: first.answer.text },
+    ]);
+    expect(followUp.sources[0]?.link).toBe('cors-guide');
+  });
+
+  it('lets a follow-up change the topic', async () => {
+    const reply = await chat('and what about Passport strategies?', [
+      { prompt: 'How do I enable CORS?', response: 'Register the cors plugin [1].' },
+    ]);
+    expect(reply.sources[0]?.link).toBe('passport-guide');
+  });
+
+  it('scores the answering passage above the answer floor and an unrelated question below it', async () => {
+    const answer = await chat('How do I enable CORS?');
+    expect(answer.sources[0]!.relevance_score).toBeGreaterThanOrEqual(ANSWER_FLOOR);
+    const unrelated = await chat('How do I restrict a dishwasher to one cycle?');
+    for (const s of unrelated.sources) expect(s.relevance_score).toBeLessThan(ANSWER_FLOOR);
+  });
+});

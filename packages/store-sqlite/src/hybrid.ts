@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { SearchHit, SearchQuery } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
 import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
+import type { LexicalHit, LexicalScore } from './chunk-index';
 import type { SqliteVectorIndex } from './vector-index';
 
 /**
@@ -19,13 +20,15 @@ const MIN_POOL = 20;
 export interface HybridDeps {
   db: BetterSqlite3.Database;
   vectors: SqliteVectorIndex;
-  /** Lexical search of the chunk index (candidate generation). */
-  lexical: (query: SearchQuery) => SearchHit[];
+  /** Lexical search of the chunk index (candidate generation), with each hit's ranking relevance. */
+  lexical: (query: SearchQuery) => LexicalHit[];
+  /** The lexical search as it answers on its own: what hybrid is without a query vector. */
+  lexicalSearch: (query: SearchQuery) => SearchHit[];
   /**
    * Lexical relevance of chunks the lexical top list missed, as the lexical search scores them
    * (absent when a chunk does not match the question), not a guess from rank.
    */
-  lexicalScores: (query: SearchQuery, chunkIds: number[]) => Map<number, number>;
+  lexicalScores: (query: SearchQuery, chunkIds: number[]) => Map<number, LexicalScore>;
 }
 
 /** Vector kNN over one project, metadata filters applied inside the search. */
@@ -49,7 +52,7 @@ export function denseSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
  * vector it is the lexical search.
  */
 export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
-  if (!query.vector) return deps.lexical(query);
+  if (!query.vector) return deps.lexicalSearch(query);
   const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
   const lexicalHits = deps.lexical({ ...query, topK: pool });
   // Lexical candidates get exact dense scores below, so the dense side only needs its own top
@@ -64,17 +67,29 @@ export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] 
   const dense = new Map<number, number>(denseHits.map((h) => [h.chunkId, h.similarity]));
   const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);
   for (const [id, s] of deps.vectors.similarities(query.vector, lexicalOnly)) dense.set(id, s);
-  const lexical = new Map<number, number>(lexicalHits.map((h) => [h.chunkId, h.score]));
+  const lexical = new Map<number, LexicalScore>(
+    lexicalHits.map((h) => [h.chunkId, { score: h.score, rankRelevance: h.rankRelevance }]),
+  );
   const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
   for (const [id, s] of deps.lexicalScores(query, denseOnly)) lexical.set(id, s);
 
+  const fuse = (lex: number, chunkId: number) =>
+    LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0);
+  // Ranked by BM25's curve plus similarity (see rankRelevance); reported with the calibrated
+  // lexical score, capped by the scores above it so that they never rise down the list.
   const fused = [...ids]
     .map((chunkId) => ({
       chunkId,
-      score: LEXICAL_WEIGHT * (lexical.get(chunkId) ?? 0) + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0),
+      rank: fuse(lexical.get(chunkId)?.rankRelevance ?? 0, chunkId),
+      score: fuse(lexical.get(chunkId)?.score ?? 0, chunkId),
     }))
-    .sort((a, b) => b.score - a.score || a.chunkId - b.chunkId)
+    .sort((a, b) => b.rank - a.rank || a.chunkId - b.chunkId)
     .slice(0, query.topK);
+  let cap = 1;
+  for (const f of fused) {
+    cap = Math.min(cap, f.score);
+    f.score = cap;
+  }
   return hydrate(deps.db, fused);
 }
 

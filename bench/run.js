@@ -21,6 +21,7 @@ const BENCHMARKS = [
   { name: 'widget-size', script: 'bench/widget-size.js' },
 ];
 
+const today = new Date().toISOString().slice(0, 10);
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? new Set(process.argv[onlyAt + 1].split(',')) : undefined;
 const target = path.join(ROOT, 'docs', 'benchmarks.md');
@@ -43,7 +44,9 @@ for (const b of BENCHMARKS) {
       stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 64 * 1024 * 1024,
     });
-    sections.push(`<!-- ${b.name} -->\n${out.toString().trim()}\n\nCommand: \`node ${b.script}\``);
+    sections.push(
+      `<!-- ${b.name} -->\n${out.toString().trim()}\n\nMeasured ${today} on ${machine()}. Command: \`node ${b.script}\``,
+    );
     ran++;
     console.error(out.toString());
   } catch (e) {
@@ -67,7 +70,12 @@ if (ran === 0 && !process.exitCode) {
 const kept = skipped.length
   ? `Not run (corpus missing), kept from an earlier run: ${skipped.join(', ')}.\n`
   : '';
-const header = `# Benchmarks\n\nWritten by \`pnpm bench\` on ${new Date().toISOString().slice(0, 10)}.\nMachine: ${machine()}.\n${kept}`;
+// `--only` rewrites some sections and keeps the others, so each section names its own date and
+// machine; the header cannot speak for all of them.
+const header =
+  `# Benchmarks\n\nWritten by \`pnpm bench\` (\`--only <names>\` for some sections). Each section ends with the ` +
+  `date and machine it was measured on; sections without that line were last measured by a full run on an ` +
+  `Intel Xeon, 2 cores, 24 GiB, Node 20.\n${kept}`;
 if (only && previous) {
   // Replace only the sections that ran, keep the others.
   let text = previous;

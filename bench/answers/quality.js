@@ -23,7 +23,8 @@
 //   one of its `pages` is among the first 3 distinct source links, and key fact as above.
 // - relevance: the top source's relevance_score (0 without sources) as a predictor of "answerable"
 //   (type is not not-covered): precision and recall of score >= threshold at the documented default
-//   (relevance_threshold 0; docs/api.md documents no answer floor), then at 0.1 .. 0.9; the best
+//   (relevance_threshold 0), at the documented answer floor (ANSWER_FLOOR of @kbqa/core, docs/api.md
+//   "Chat"), then at 0.1 .. 0.9; the best
 //   threshold (F1) is picked on the main set and reported on the held-out set.
 //
 // Usage: node bench/answers/quality.js [--verbose] [--write-baseline]
@@ -49,7 +50,9 @@ const BASELINE_FILE = path.join(__dirname, 'baseline.json');
 const NOT_COVERED = "I couldn't find this in the documentation.";
 const TYPES = ['definition', 'how-to', 'comparison', 'option', 'troubleshooting', 'yes-no', 'not-covered'];
 const THRESHOLDS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
-const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0, no documented floor
+const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0
+// The documented answer floor: a top source below it is not expected to answer the question.
+const { ANSWER_FLOOR } = require('../../packages/core/dist');
 const verbose = process.argv.includes('--verbose');
 const writeBaseline = process.argv.includes('--write-baseline');
 
@@ -312,6 +315,7 @@ async function main() {
         main: separation(relMain, DEFAULT_THRESHOLD),
         heldout: separation(relHeld, DEFAULT_THRESHOLD),
       },
+      floor: { main: separation(relMain, ANSWER_FLOOR), heldout: separation(relHeld, ANSWER_FLOOR) },
       sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
       best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
     };
@@ -359,8 +363,8 @@ async function main() {
     console.log('\n### Relevance score as an answerability signal\n');
     console.log(
       'Top source `relevance_score` (0 without sources) ≥ threshold predicts "the docs answer this" ' +
-        '(every type but not-covered). The documented default `relevance_threshold` is 0 and docs/api.md ' +
-        'documents no answer floor, so the default keeps every question; the sweep shows which threshold ' +
+        '(every type but not-covered). The default `relevance_threshold` is 0 and keeps every question; ' +
+        'the answer floor (`ANSWER_FLOOR`, docs/api.md "Chat") is the documented line; the sweep shows which threshold ' +
         'would separate answers from non-answers (best F1 picked on the main set, then checked on held-out).\n',
     );
     console.log('| threshold | main precision | main recall | held-out precision | held-out recall |');
@@ -370,6 +374,7 @@ async function main() {
         `| ${label} | ${fmt(m.precision)} | ${fmt(m.recall)} | ${fmt(h.precision)} | ${fmt(h.recall)} |`,
       );
     relRow(`${DEFAULT_THRESHOLD} (default)`, relevance.default.main, relevance.default.heldout);
+    relRow(`**${ANSWER_FLOOR} (ANSWER_FLOOR)**`, relevance.floor.main, relevance.floor.heldout);
     THRESHOLDS.forEach((t, i) => relRow(String(t), relevance.sweep.main[i], relevance.sweep.heldout[i]));
     const bb = base?.relevance?.best;
     console.log(

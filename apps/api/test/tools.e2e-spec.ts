@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { ToolsService } from '../src/tools/tools.service';
 import { startTestApp, type TestApp } from './helpers';
 
 const TOKEN = 'test-operator-token-0123456789';
@@ -199,6 +200,20 @@ describe('Tools (e2e)', () => {
     expect(received[0]?.apiKey).toBe(SECRET);
     const stored = await t.query<{ public: number }>('SELECT public FROM tools WHERE id = ?', [tool!.id]);
     expect(stored[0]?.public).toBe(1);
+  });
+
+  it('offers anon-key chats only the tools marked public, server-key chats all of them', async () => {
+    const created = await call(
+      'post',
+      `/admin/v1/projects/${projectId}/tools`,
+      definition(api.origin, { name: 'internal_only' }),
+    );
+    expect(created.status).toBe(201);
+    const tools = t.app.get(ToolsService);
+    const anon = (await tools.usableInChat(projectId, 'anon')).map((x) => x.name);
+    const server = (await tools.usableInChat(projectId, 'server')).map((x) => x.name);
+    expect(anon).toEqual(['lookup']);
+    expect(server).toEqual(['lookup', 'internal_only']);
   });
 
   it('gives has_error for a 500, a refused connection and bad arguments (these send nothing)', async () => {

@@ -7,8 +7,9 @@ import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
 import { ProjectsModule } from './projects/projects.module';
 import { TasksModule } from './tasks/tasks.module';
+import { ToolsModule } from './tools/tools.module';
 
-/** What the command-line tool needs: configuration, the database, projects/keys and task reports. */
+/** What the command-line tool needs: configuration, the database, projects/keys, task reports and tools. */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -20,6 +21,7 @@ export class CliModule {
         ProjectsModule,
         TasksModule,
         IndexesModule.withoutQueue(),
+        ToolsModule,
       ],
     };
   }

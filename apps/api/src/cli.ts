@@ -11,9 +11,11 @@ import { adminTokenCommand } from './cli-admin';
 import { pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
+import { toolsCommand } from './cli-tools';
 import { intArg, UsageError } from './cli-args';
 import { IndexesService } from './indexes/indexes.service';
 import { ProjectsService } from './projects/projects.service';
+import { ToolsService } from './tools/tools.service';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
 interface Output {
@@ -40,6 +42,12 @@ const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
   indexes sync <index-id> --on|--off        switch auto sync (every KBQA_SYNC_INTERVAL, default 24h)
   indexes resync <index-id>                 sync an index now (only what changed is fetched and embedded)
   indexes delete <index-id>                 delete an index with every page it brought in
+  tools add --project <id> --file <tool.json>
+                                            add an HTTP tool (docs/api.md, "Tools"); header values are
+                                            secrets, shown as •••• from then on
+  tools list --project <id>                 a project's tools
+  tools remove <tool-id>                    delete a tool
+  tools test <tool-id> --args '<json>'      call a tool with these arguments and print its output
   models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
@@ -201,6 +209,7 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     }
     if (group === 'tasks' && action === 'show') return showTask(ctx, intArg(arg, 'task id'));
     if (group === 'indexes') return indexesCommand(ctx.get(IndexesService), action, arg, flags);
+    if (group === 'tools') return toolsCommand(ctx.get(ToolsService), action, arg, flags);
     if (group === 'keys' && action === 'revoke') {
       const k = await projects.revokeKey(intArg(arg, 'key id'));
       return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };

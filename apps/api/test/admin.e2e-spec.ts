@@ -54,6 +54,22 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['get', '/admin/v1/conversations/{id}', undefined],
   ['get', '/admin/v1/projects/{id}/analytics', undefined],
   ['get', '/admin/v1/projects/{id}/gaps', undefined],
+  ['get', '/admin/v1/projects/{id}/tools', undefined],
+  [
+    'post',
+    '/admin/v1/projects/{id}/tools',
+    {
+      name: 'refused',
+      description: 'refused',
+      parameters: { type: 'object' },
+      method: 'GET',
+      url: 'https://api.example.com/',
+    },
+  ],
+  ['get', '/admin/v1/tools/{id}', undefined],
+  ['patch', '/admin/v1/tools/{id}', { description: 'refused' }],
+  ['delete', '/admin/v1/tools/{id}', undefined],
+  ['post', '/admin/v1/tools/{id}/test', { args: {} }],
 ];
 
 /** Runs the built CLI; never throws on a non-zero exit. */

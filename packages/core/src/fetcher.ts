@@ -7,10 +7,15 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Skip the robots.txt check (robots.txt itself, sitemaps named by the operator). */
   ignoreRobots?: boolean;
-  /** Default GET. A POST follows a 301, 302 or 303 as a GET without its body, as browsers do. */
-  method?: 'GET' | 'POST';
-  /** Request body of a POST. */
+  /**
+   * Default GET. Any other method follows a 301, 302 or 303 as a GET without its body, as
+   * browsers do with a POST; only GETs are retried.
+   */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Request body (not with GET). */
   body?: string;
+  /** Keep the first `maxBytes` of a larger body (and set `truncated`) instead of failing with TOO_LARGE. */
+  truncate?: boolean;
   /** Extra request headers (content-type of a body, API headers); hop-by-hop ones are ignored. */
   headers?: Record<string, string>;
 }
@@ -25,6 +30,8 @@ export interface FetchResponse {
   body: Buffer;
   /** Redirect hops followed, in order. */
   redirects: string[];
+  /** The body was cut at `maxBytes` (only with the `truncate` option). */
+  truncated?: boolean;
 }
 
 /**

@@ -260,6 +260,27 @@ describe(SafeFetcher.name, () => {
     });
   });
 
+  describe('other methods', () => {
+    it('sends PUT, PATCH and DELETE with their body, and never retries them', async () => {
+      const seen: string[] = [];
+      const server = await serve(
+        noRobots((req, res) => {
+          let body = '';
+          req.on('data', (d: Buffer) => (body += d.toString()));
+          req.on('end', () => {
+            seen.push(`${req.method} ${body}`);
+            res.writeHead(503).end();
+          });
+        }),
+      );
+      const fetcher = fetcherFor(server, { retries: 2 });
+      for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+        expect((await fetcher.fetch(`${server.origin}/r`, { method, body: method })).status).toBe(503);
+      }
+      expect(seen).toEqual(['PUT PUT', 'PATCH PATCH', 'DELETE DELETE']);
+    });
+  });
+
   describe('body size', () => {
     const MB = 1024 * 1024;
 
@@ -306,6 +327,22 @@ describe(SafeFetcher.name, () => {
       expect(res.body).toHaveLength(1000);
       const error = await failure(fetcherFor(server, { maxBytes: 999 }).fetch(`${server.origin}/`));
       expect(error.code).toBe('TOO_LARGE');
+    });
+
+    it('keeps the first maxBytes of a larger body with truncate, and says so', async () => {
+      const server = await serve(
+        noRobots((_req, res) => {
+          res.writeHead(200, { 'content-length': '5000' });
+          res.end(Buffer.alloc(5000, 'd'));
+        }),
+      );
+      const fetcher = fetcherFor(server);
+      const cut = await fetcher.fetch(`${server.origin}/`, { maxBytes: 100, truncate: true });
+      expect(cut.body.toString()).toBe('d'.repeat(100));
+      expect(cut.truncated).toBe(true);
+      const whole = await fetcher.fetch(`${server.origin}/`, { maxBytes: 5000, truncate: true });
+      expect(whole.body).toHaveLength(5000);
+      expect(whole.truncated).toBeUndefined();
     });
 
     it('decodes gzip, deflate (zlib and raw) and brotli bodies', async () => {

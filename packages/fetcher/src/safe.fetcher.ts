@@ -66,12 +66,13 @@ interface ExchangeResult {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  truncated?: boolean;
 }
 
 interface RequestOptions {
   signal?: AbortSignal;
   accept: string;
-  method: 'GET' | 'POST';
+  method: NonNullable<FetchOptions['method']>;
   body?: string;
   headers?: Record<string, string>;
   maxBytes: number;
@@ -137,7 +138,7 @@ export class SafeFetcher implements WebFetcher {
       accept: options.accept ?? '*/*',
       maxBytes: options.maxBytes ?? this.maxBytes,
       ignoreRobots: options.ignoreRobots ?? false,
-      truncate: false,
+      truncate: options.truncate ?? false,
       method: options.method ?? 'GET',
       body: options.body,
       headers: options.headers,
@@ -206,7 +207,7 @@ export class SafeFetcher implements WebFetcher {
         seen.add(key);
         redirects.push(next.href);
         current = next;
-        if (options.method === 'POST' && result.status !== 307 && result.status !== 308) {
+        if (options.method !== 'GET' && result.status !== 307 && result.status !== 308) {
           options = { ...options, method: 'GET', body: undefined };
         }
         continue;
@@ -220,6 +221,7 @@ export class SafeFetcher implements WebFetcher {
         contentType,
         body: result.body,
         redirects,
+        ...(result.truncated ? { truncated: true } : {}),
       };
     }
   }
@@ -365,7 +367,7 @@ export class SafeFetcher implements WebFetcher {
         readBody(res, options.maxBytes, options.truncate, (outcome: BodyOutcome) => {
           switch (outcome.kind) {
             case 'ok':
-              settle(undefined, { status, headers, body: outcome.body });
+              settle(undefined, { status, headers, body: outcome.body, truncated: outcome.truncated });
               return;
             case 'too-large':
               settle(new KbqaError('TOO_LARGE', `body of ${shown} is larger than ${options.maxBytes} bytes`));

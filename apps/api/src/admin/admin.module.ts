@@ -20,6 +20,8 @@ import { AdminConversationsController } from './conversations.controller';
 import { AdminSourcesController } from './sources.controller';
 import { AdminSourcesService } from './sources.service';
 import { AdminTaughtController } from './taught.controller';
+import { AdminToolsController } from './tools.controller';
+import { ToolsModule } from '../tools/tools.module';
 
 /**
  * The operator API, `/admin/v1/…` (docs/api.md, "Operator API"): one controller per resource,
@@ -35,6 +37,7 @@ import { AdminTaughtController } from './taught.controller';
     IngestionModule,
     ChatModule,
     TeachingModule,
+    ToolsModule,
   ],
   controllers: [
     AdminProjectsController,
@@ -46,6 +49,7 @@ import { AdminTaughtController } from './taught.controller';
     AdminTaughtController,
     AdminConversationsController,
     AdminAnalyticsController,
+    AdminToolsController,
   ],
   providers: [AdminTokenService, AdminGuard, DashboardSessionsService, AdminSourcesService, AnalyticsService],
   exports: [AdminTokenService, DashboardSessionsService],

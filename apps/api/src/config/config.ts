@@ -62,6 +62,8 @@ export interface AppConfig {
         timeoutMs: number;
         idleTimeoutMs: number;
       };
+  /** HTTP tools (docs/api.md, "Tools"): time limit of one call, and its response size cap. */
+  tools: { timeoutMs: number; maxBytes: number };
   web: {
     allowPrivateHosts: string[];
     userAgent: string;
@@ -184,6 +186,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       remoteHost: env.KBQA_MODEL_HOST || undefined,
     },
     llm,
+    tools: {
+      timeoutMs: duration(env, 'KBQA_TOOL_TIMEOUT', 10_000, 100),
+      maxBytes: int(env, 'KBQA_TOOL_MAX_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    },
     web: {
       allowPrivateHosts: list(env, 'KBQA_ALLOW_PRIVATE_HOSTS', []),
       userAgent: env.KBQA_USER_AGENT || 'kbqa/0.1 (+https://github.com/kbqa/kbqa)',

@@ -6,6 +6,7 @@ import { MessageEntity } from './message.entity';
 import { ProjectEntity } from './project.entity';
 import { SourceEntity } from './source.entity';
 import { TaughtAnswerEntity } from './taught-answer.entity';
+import { ToolEntity } from './tool.entity';
 
 export * from './api-key.entity';
 export * from './conversation.entity';
@@ -15,6 +16,7 @@ export * from './message.entity';
 export * from './project.entity';
 export * from './source.entity';
 export * from './taught-answer.entity';
+export * from './tool.entity';
 
 export const ENTITIES = [
   ProjectEntity,
@@ -25,4 +27,5 @@ export const ENTITIES = [
   ConversationEntity,
   MessageEntity,
   TaughtAnswerEntity,
+  ToolEntity,
 ];

@@ -9,6 +9,7 @@ import { Indexes1733600000000 } from './1733600000000-indexes';
 import { ProjectOrigins1733700000000 } from './1733700000000-project-origins';
 import { AdminData1733800000000 } from './1733800000000-admin-data';
 import { DashboardSessions1733900000000 } from './1733900000000-dashboard-sessions';
+import { Tools1734000000000 } from './1734000000000-tools';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   ProjectOrigins1733700000000,
   AdminData1733800000000,
   DashboardSessions1733900000000,
+  Tools1734000000000,
 ];

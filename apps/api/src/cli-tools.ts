@@ -1,0 +1,71 @@
+import { readFile } from 'node:fs/promises';
+import { intArg, UsageError } from './cli-args';
+import type { ToolRunResult } from './tools/tool.runner';
+import type { ToolsService, ToolView } from './tools/tools.service';
+
+/** `kbqa tools …`: add, list, remove, test. Header values are never printed (masked or redacted). */
+export async function toolsCommand(
+  tools: ToolsService,
+  action: string | undefined,
+  arg: string | undefined,
+  flags: Map<string, string | true>,
+): Promise<{ text: string; json: unknown }> {
+  if (action === 'add') {
+    const projectId = intArg(flags.get('project'), '--project');
+    const file = flags.get('file');
+    if (typeof file !== 'string') throw new UsageError('tools add needs --file <tool.json>');
+    const tool = await tools.create(projectId, await readDefinition(file));
+    return { text: `created tool ${tool.id} "${tool.name}" in project ${tool.project_id}`, json: tool };
+  }
+  if (action === 'list') {
+    const list = await tools.list(intArg(flags.get('project'), '--project'));
+    return { text: list.map(line).join('\n') || 'no tools', json: { tools: list } };
+  }
+  if (action === 'remove') {
+    const id = intArg(arg, 'tool id');
+    await tools.delete(id);
+    return { text: `tool ${id} removed`, json: { id, deleted: true } };
+  }
+  if (action === 'test') {
+    const id = intArg(arg, 'tool id');
+    const raw = flags.get('args') ?? '{}';
+    if (raw === true) throw new UsageError('--args needs a JSON object, e.g. --args \'{"q":"x"}\'');
+    let args: unknown;
+    try {
+      args = JSON.parse(raw);
+    } catch {
+      throw new UsageError('--args is not valid JSON');
+    }
+    const result = await tools.test(id, args);
+    if (result.has_error) process.exitCode = 1;
+    return { text: describeRun(result), json: result };
+  }
+  throw new UsageError(`unknown command: tools ${action ?? ''}`.trim());
+}
+
+async function readDefinition(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new UsageError(`cannot read ${file}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Not the parser's message: it may quote the file, header values included.
+    throw new UsageError(`${file} is not valid JSON`);
+  }
+}
+
+function line(t: ToolView): string {
+  const headers = Object.entries(t.headers).map(([h, v]) => `${h}: ${v}`);
+  return [t.id, t.name, t.method, t.url, t.public ? 'public' : 'private', headers.join(', ')]
+    .filter((f) => f !== '')
+    .join('\t');
+}
+
+function describeRun(r: ToolRunResult): string {
+  const head = r.has_error ? `error: ${r.error ?? 'failed'}` : `HTTP ${r.status}`;
+  return r.output ? `${head}\n${r.output}` : head;
+}

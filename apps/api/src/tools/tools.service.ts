@@ -1,0 +1,208 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { KbqaError } from '@kbqa/core';
+import { SafeFetcher } from '@kbqa/fetcher';
+import { nowTimestamp, toIsoUtc, ToolEntity } from '@kbqa/store-sqlite';
+import type { DataSource, Repository } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { DATA_SOURCE } from '../database/database.module';
+import { ProjectsService } from '../projects/projects.service';
+import {
+  maskHeaders,
+  parseToolDefinition,
+  SECRET_MASK,
+  type ToolDefinition,
+  type ToolMethod,
+} from './tool-definition';
+import { ToolRunner, type ToolRunResult } from './tool.runner';
+
+/** The setting that refusals of private addresses name (the same as the loaders'). */
+const ALLOWLIST_SETTING = 'KBQA_ALLOW_PRIVATE_HOSTS';
+
+/** A tool as every API and the CLI show it: header values masked. */
+export interface ToolView {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  method: ToolMethod;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  public: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Builds the tools' fetcher: the loaders' address policy and allowlist, no retries, the tool time limit. */
+export function createToolFetcher(config: AppConfig): SafeFetcher {
+  return new SafeFetcher({
+    userAgent: config.web.userAgent,
+    allowPrivateHosts: config.web.allowPrivateHosts,
+    allowlistSetting: ALLOWLIST_SETTING,
+    // A tool call waits on a person: fail fast rather than retry a failing API.
+    retries: 0,
+    connectTimeoutMs: Math.min(config.tools.timeoutMs, 10_000),
+    requestTimeoutMs: config.tools.timeoutMs,
+    maxBytes: config.tools.maxBytes,
+  });
+}
+
+/**
+ * HTTP tool definitions per project (docs/api.md, "Tools"). Header values are secrets: they are
+ * stored and sent, and never returned — every view masks them, and test outputs are redacted.
+ */
+@Injectable()
+export class ToolsService implements OnModuleDestroy {
+  private readonly tools: Repository<ToolEntity>;
+  private readonly fetcher: SafeFetcher;
+  private readonly runner: ToolRunner;
+  private readonly logger = new Logger('Tools');
+
+  constructor(
+    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly projects: ProjectsService,
+  ) {
+    this.tools = dataSource.getRepository(ToolEntity);
+    this.fetcher = createToolFetcher(config);
+    this.runner = new ToolRunner(this.fetcher, {
+      timeoutMs: config.tools.timeoutMs,
+      maxBytes: config.tools.maxBytes,
+      log: (line) => this.logger.log(line),
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.fetcher.close();
+  }
+
+  async list(projectId: number): Promise<ToolView[]> {
+    await this.projects.getProject(projectId);
+    return (await this.tools.find({ where: { projectId }, order: { id: 'ASC' } })).map(view);
+  }
+
+  /**
+   * The tools a chat may use: every tool of the project for a server key, only the ones marked
+   * public for an anon key (its holder is any visitor of the widget's page).
+   */
+  async usableInChat(projectId: number, keyKind: 'server' | 'anon'): Promise<ToolView[]> {
+    const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
+    return (await this.tools.find({ where, order: { id: 'ASC' } })).map(view);
+  }
+
+  async show(id: number): Promise<ToolView> {
+    return view(await this.entity(id));
+  }
+
+  async create(projectId: number, input: unknown): Promise<ToolView> {
+    await this.projects.getProject(projectId);
+    const def = parseToolDefinition(input);
+    await this.assertNameFree(projectId, def.name);
+    const now = nowTimestamp();
+    const row = this.tools.create({ projectId, ...columns(def), createdAt: now, updatedAt: now });
+    return view(await this.tools.save(row));
+  }
+
+  /**
+   * Changes the given fields. `headers`, when sent, is the full new set; a value of `••••` keeps
+   * that header's stored secret, so a client can send back what it was shown.
+   */
+  async update(id: number, changes: object): Promise<ToolView> {
+    // A DTO may carry its absent fields as own properties set to undefined.
+    const patch = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    const row = await this.entity(id);
+    const current = definition(row);
+    let headers: unknown = current.headers;
+    if (patch.headers !== undefined) {
+      headers = patch.headers;
+      if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) {
+        headers = Object.fromEntries(
+          Object.entries(headers).map(([name, value]) => {
+            if (value !== SECRET_MASK) return [name, value];
+            const stored = Object.entries(current.headers).find(
+              ([h]) => h.toLowerCase() === name.toLowerCase(),
+            );
+            if (!stored) throw new KbqaError('BAD_REQUEST', `header ${name} has no stored value to keep`);
+            return [name, stored[1]];
+          }),
+        );
+      }
+    }
+    const merged: Record<string, unknown> = { ...current, ...patch, headers };
+    // `body: null` removes the body template.
+    if (patch.body === null) delete merged.body;
+    const def = parseToolDefinition(merged);
+    if (def.name !== row.name) await this.assertNameFree(row.projectId, def.name);
+    Object.assign(row, columns(def), { updatedAt: nowTimestamp() });
+    return view(await this.tools.save(row));
+  }
+
+  async delete(id: number): Promise<void> {
+    const row = await this.entity(id);
+    await this.tools.delete({ id: row.id });
+  }
+
+  /** Calls the tool with these arguments, as a chat would; secrets are redacted from the result. */
+  async test(id: number, args: unknown): Promise<ToolRunResult> {
+    const row = await this.entity(id);
+    return this.runner.run(definition(row), args);
+  }
+
+  private async entity(id: number): Promise<ToolEntity> {
+    const row = await this.tools.findOne({ where: { id } });
+    if (!row) throw new KbqaError('NOT_FOUND', `tool ${id} does not exist`);
+    return row;
+  }
+
+  private async assertNameFree(projectId: number, name: string): Promise<void> {
+    if (await this.tools.exist({ where: { projectId, name } })) {
+      throw new KbqaError('BAD_REQUEST', `project ${projectId} already has a tool named ${name}`);
+    }
+  }
+}
+
+function columns(def: ToolDefinition): Omit<ToolEntity, 'id' | 'projectId' | 'createdAt' | 'updatedAt'> {
+  return {
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters,
+    method: def.method,
+    url: def.url,
+    headers: Object.entries(def.headers).map(([name, value]) => ({ name, value })),
+    body: def.body === undefined ? null : def.body,
+    isPublic: def.public,
+  };
+}
+
+/** The stored row as a definition, secrets included: for the runner and for merging patches only. */
+function definition(row: ToolEntity): ToolDefinition {
+  return {
+    name: row.name,
+    description: row.description,
+    parameters: row.parameters,
+    method: row.method as ToolMethod,
+    url: row.url,
+    headers: Object.fromEntries(row.headers.map((h) => [h.name, h.value])),
+    body: row.body === null ? undefined : row.body,
+    public: row.isPublic,
+  };
+}
+
+function view(row: ToolEntity): ToolView {
+  const def = definition(row);
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    name: def.name,
+    description: def.description,
+    parameters: def.parameters,
+    method: def.method,
+    url: def.url,
+    headers: maskHeaders(def.headers),
+    body: def.body ?? null,
+    public: def.public,
+    created_at: toIsoUtc(row.createdAt),
+    updated_at: toIsoUtc(row.updatedAt),
+  };
+}

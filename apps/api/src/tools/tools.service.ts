@@ -34,6 +34,20 @@ export interface ToolView {
   updated_at: string;
 }
 
+/**
+ * A tool as a chat offers it to the model: what the model sees, and how to call it. HTTP tools
+ * and the tools of MCP servers (tool sources) both come out in this shape, so the chat loop
+ * does not care where a tool lives.
+ */
+export interface ChatTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+  /** Never throws: a failing tool is a result with `has_error` and an error text. */
+  run(args: unknown): Promise<ToolRunResult>;
+}
+
 /** Builds the tools' fetcher: the loaders' address policy and allowlist, no retries, the tool time limit. */
 export function createToolFetcher(config: AppConfig): SafeFetcher {
   return new SafeFetcher({
@@ -89,6 +103,21 @@ export class ToolsService implements OnModuleDestroy {
   async usableInChat(projectId: number, keyKind: 'server' | 'anon'): Promise<ToolView[]> {
     const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
     return (await this.tools.find({ where, order: { id: 'ASC' } })).map(view);
+  }
+
+  /** {@link usableInChat} as callable tools, for the chat loop. */
+  async chatTools(projectId: number, keyKind: 'server' | 'anon'): Promise<ChatTool[]> {
+    const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
+    const rows = await this.tools.find({ where, order: { id: 'ASC' } });
+    return rows.map((row) => {
+      const def = definition(row);
+      return {
+        name: def.name,
+        description: def.description,
+        parameters: def.parameters,
+        run: (args: unknown) => this.runner.run(def, args),
+      };
+    });
   }
 
   async show(id: number): Promise<ToolView> {

@@ -153,7 +153,8 @@ function scoreSet(questions, replies, label) {
       invented: nc.invented,
     },
   };
-  if (verbose) {
+  // Held-out failures are never printed: reading them would be tuning on the held-out set.
+  if (verbose && !label.includes('held-out')) {
     console.error(`\n# failures, ${label} (${failures.length})`);
     for (const f of failures)
       console.error(`- ${f.q}\n    ${f.why}\n    answer: ${JSON.stringify(String(f.text).slice(0, 160))}`);
@@ -288,7 +289,7 @@ async function main() {
           if (norm(first.text).includes(norm(pair.firstAnswerFact))) firstFact++;
         }
       });
-      if (verbose) {
+      if (verbose && !heldout) {
         console.error(`\n# failures, follow-ups ${heldout ? 'held-out' : 'main'} (${failures.length})`);
         for (const f of failures)
           console.error(

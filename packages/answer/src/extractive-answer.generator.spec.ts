@@ -243,6 +243,28 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('errors are logged');
     });
 
+    it("puts an option's name in front of its description when only the heading names it", async () => {
+      const content = [
+        '### `echoHeadRoutes`',
+        '',
+        '+ Default: `true`',
+        '',
+        'Automatically creates a sibling HEAD route for each GET route defined.',
+        '',
+        '### Usage',
+        '',
+        'Creates sibling HEAD routes only when the router is asked to.',
+      ].join('\n');
+      const text = await answer('Which option creates sibling HEAD routes for GET routes automatically?', [
+        page(1, 'Server', 'server', content),
+      ]);
+      expect(text).toContain(
+        '`echoHeadRoutes`: Automatically creates a sibling HEAD route for each GET route defined [1].',
+      );
+      // A plain word heading is a title, not a name.
+      expect(text).not.toContain('`Usage`');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',

@@ -672,9 +672,30 @@ function render(chosen: Candidate[]): string[] {
       previous !== undefined && previous.unit.kind === 'sentence' && previous.sourceIndex === c.sourceIndex;
     const separator = pieces.length === 0 ? '' : sameParagraph ? ' ' : '\n\n';
     const introducesNext = next?.unit.kind === 'code' && follows(c, next);
-    pieces.push(separator + cite(c.unit.text, c.source.n, introducesNext));
+    pieces.push(separator + cite(labelled(c), c.source.n, introducesNext));
   });
   return pieces;
+}
+
+/** A heading that is only a name: `` `exposeHeadRoutes` ``, `reply.code(statusCode)`, `setNotFoundHandler`. */
+const NAME_HEADING = /^`?([A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?)`?$/;
+
+/**
+ * An option's or method's description often leaves out its name, which only its heading says
+ * ("Automatically creates a sibling HEAD route …" under `exposeHeadRoutes`): quoted alone, it
+ * would not tell the reader what to set. The opening sentences of such a section get the name in
+ * front, as reference pages list them ("`exposeHeadRoutes`: Automatically creates …").
+ */
+function labelled(c: Candidate): string {
+  const text = c.unit.text;
+  if (c.sectionIndex > 1) return text;
+  const m = NAME_HEADING.exec(c.unit.heading.trim());
+  const name = m?.[1];
+  // A one-word heading in prose ("Usage", "Example") is a title, not a name.
+  if (!name || !(/`/.test(c.unit.heading) || /[a-z][A-Z]|\.\w|\(/.test(name))) return text;
+  const id = name.replace(/\(.*\)$/, '').toLowerCase();
+  if (containsIdentifier(c.lower, id)) return text;
+  return `\`${name}\`: ${text}`;
 }
 
 /**

@@ -265,6 +265,22 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('`Usage`');
     });
 
+    it("adds the section's Default line when the question asks for a default", async () => {
+      const content = [
+        '### `payloadCap`',
+        '',
+        '+ Default: `1048576` (1MiB)',
+        '',
+        'Defines the maximum payload size, in bytes, the server accepts.',
+        'Larger request bodies are refused with a payload size error.',
+      ].join('\n');
+      const text = await answer('What is the default maximum request payload size?', [
+        page(1, 'Server', 'server', content),
+      ]);
+      expect(text).toContain('1048576');
+      expect(text).toContain('maximum payload size');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',

@@ -198,7 +198,9 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     else if (shape.type === 'how-to') chosen = this.steps(scored, question);
     else if (shape.type === 'comparison' && shape.sides) chosen = this.compare(scored, shape.sides);
     chosen ??= this.relevant(scored, question);
-    return chosen.length === 0 ? notCovered(sources) : render(chosen);
+    if (chosen.length === 0) return notCovered(sources);
+    if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates);
+    return render(chosen);
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -580,6 +582,31 @@ function arrange(chosen: Candidate[], code: Candidate | undefined, lead: Candida
   };
   const rank = (c: Candidate): number => groupRank.get(c.sourceIndex) ?? 0;
   return out.sort((a, b) => rank(a) - rank(b) || order(a) - order(b));
+}
+
+/**
+ * "What is the default …?": reference pages state an option's default on a line of its own
+ * ("Default: `1048576` (1MiB)") that shares few words with the question, so it rarely scores
+ * high itself. When a chosen sentence's section has such a line, it follows the first sentence
+ * chosen from that section.
+ */
+function withDefaultLine(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+  const out = [...chosen];
+  for (const c of chosen) {
+    if (c.unit.kind !== 'sentence' || !c.unit.heading) continue;
+    const line = candidates.find(
+      (d) =>
+        d.unit.kind === 'sentence' &&
+        d.sourceIndex === c.sourceIndex &&
+        d.unit.heading === c.unit.heading &&
+        /^default\b/i.test(d.unit.text) &&
+        d.unit.text.length <= 120,
+    );
+    if (!line || out.includes(line)) continue;
+    out.splice(out.indexOf(c) + 1, 0, line);
+    return out;
+  }
+  return out;
 }
 
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */

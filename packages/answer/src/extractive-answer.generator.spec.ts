@@ -281,6 +281,27 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('maximum payload size');
     });
 
+    it('quotes no example from a page that none of the chosen sentences come from', async () => {
+      const guide =
+        '## Enable TLS\n\nSet the `https` option to an object with your key and certificate to serve over TLS.';
+      const proxy = [
+        '## Caching backends',
+        '',
+        'Backends keep responses for a while.',
+        '',
+        '```conf',
+        '# serve TLS requests with a certificate and key',
+        'server backend 10.0.0.2:80 tls certificate',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I serve over TLS with a certificate?', [
+        page(1, 'Server', 'server', guide),
+        page(2, 'Proxy', 'proxy', proxy),
+      ]);
+      expect(text).toContain('Set the `https` option');
+      expect(text).not.toContain('server backend');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',

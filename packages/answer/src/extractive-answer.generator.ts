@@ -359,6 +359,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     let pickScore = 0;
     for (const c of candidates) {
       if (c.unit.kind !== 'code' || c.unit.text.length > this.maxCodeChars || !c.bodyMatched) continue;
+      // An example from a page none of the chosen sentences come from illustrates something else.
+      if (!chosen.some((s) => s.sourceIndex === c.sourceIndex)) continue;
       // Code right after a chosen sentence is usually the example that sentence introduces.
       const introduced = chosen.some((s) => follows(s, c));
       const floor = introduced ? this.minRelevance / 2 : this.minRelevance;

@@ -302,6 +302,18 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('server backend');
     });
 
+    it('opens with the first of two defining sentences of one section', async () => {
+      const content = [
+        '## Introduction',
+        '',
+        'The second parameter of the render function is `Widget`. Widget is a core object that exposes',
+        'the drawing functions. Widgets are drawn in order.',
+      ].join('\n');
+      const text = await answer('What is the Widget object?', [page(1, 'Widget', 'widget', content)]);
+      expect(text.startsWith('The second parameter of the render function is `Widget` [1].')).toBe(true);
+      expect(text).toContain('Widget is a core object that exposes the drawing functions [1].');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',
@@ -344,6 +356,15 @@ describe(ExtractiveAnswerGenerator.name, () => {
         false,
       );
       expect(isDefining('When a widget is registered, it renders.', topic)).toBe(false);
+    });
+
+    it('accepts a predicate that names the topic alone and a glossary entry for it', () => {
+      const topic = new Set(['widget']);
+      expect(isDefining('The second parameter of the render function is `Widget`.', topic)).toBe(true);
+      expect(isDefining('Widget: Details the object passed to each render call.', topic)).toBe(true);
+      expect(isDefining('`widget` - The part of the page being rendered.', topic, ['widget'])).toBe(true);
+      expect(isDefining('The default is a widget with no border.', topic)).toBe(false);
+      expect(isDefining('Gadget: Details the object passed to each widget.', topic)).toBe(false);
     });
   });
 

@@ -107,6 +107,8 @@ const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntri
  */
 const DEFINING =
   /^(?:an?\s+|the\s+)?([^,;:()]{1,80}?)\s+(is|are|lets|let|provides?|allows?|enables?|refers?\s+to|means?|represents?|customizes?|consists?\s+of|can\s+be|gives?|extends?|helps?)\b/;
+/** "<what it is> is <topic>.": a short predicate naming the topic alone. */
+const INVERTED = /^(?:an?\s+|the\s+)?([^,;:()]{3,80}?)\s+(?:is|are)\s+(?:an?\s+|the\s+)?([\w$.@/-]+(?:\s+[\w$.@/-]+)?)\s*[.!]?$/;
 const CONTRAST =
   /\b(?:before|after|whereas|while|unlike|instead|but|than|only|always|never|differ\w*|both|however|rather)\b/i;
 const PASSIVE = /^(?:is|are)\s+(?:\w+ly\s+)?(?:used|\w+ed|\w+en|also|not|only|available)\b/;
@@ -199,7 +201,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     else if (shape.type === 'comparison' && shape.sides) chosen = this.compare(scored, shape.sides);
     chosen ??= this.relevant(scored, question);
     if (chosen.length === 0) return notCovered(sources);
-    if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates);
+    if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
     return render(chosen);
   }
 
@@ -264,8 +266,22 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       ranked.push({ c, score, defining });
     }
     ranked.sort((a, b) => b.score - a.score);
-    const lead = ranked[0];
+    let lead = ranked[0];
     if (!lead) return undefined;
+    // Two defining sentences of one section ("The second parameter … is `Reply`. Reply is a core
+    // object that …"): the section opens with the first, and the second reads as its sequel.
+    if (lead.defining) {
+      const first = lead;
+      const earlier = ranked.find(
+        (r) =>
+          r.defining &&
+          r.c.sourceIndex === first.c.sourceIndex &&
+          r.c.unit.heading === first.c.unit.heading &&
+          r.c.unit.position < first.c.unit.position &&
+          r.c.unit.position >= first.c.unit.position - 2,
+      );
+      if (earlier) lead = earlier;
+    }
     // The lead, then what follows it in its paragraph and section, which explains it further.
     const chosen: Candidate[] = [lead.c];
     const after = scored.candidates.filter(
@@ -534,6 +550,18 @@ function namesTopic(c: Candidate, topicTerms: Set<string>, topicIds: string[]): 
 /** Whether a sentence defines the topic: "X is …", "X are …", "X lets you …", "X provides …". */
 export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: string[] = []): boolean {
   const plain = sentence.replace(/[`*_]/g, '').toLowerCase();
+  // A glossary or list entry: "Request: Details Fastify's request object …", "`ip` - The IP address …".
+  const entry = /^([^:;,()]{1,60}?)\s*(?::|\s[-\u2013\u2014])\s+\S/.exec(plain);
+  if (entry?.[1]) {
+    const named = entry[1].trim();
+    if (topicIds.some((id) => named === id) || sameTerms(new Set(terms(named)), topicTerms)) return true;
+  }
+  // "The second parameter of the handler function is `Reply`": the topic is the whole predicate.
+  const inverted = INVERTED.exec(plain);
+  if (inverted?.[1] && !NOT_A_SUBJECT.test(inverted[1])) {
+    const predicate = terms(inverted[2] ?? '');
+    if (predicate.length > 0 && sameTerms(new Set(predicate), topicTerms)) return true;
+  }
   const m = DEFINING.exec(plain);
   const subject = m?.[1]?.trim();
   if (!subject || NOT_A_SUBJECT.test(subject)) return false;
@@ -592,8 +620,22 @@ function arrange(chosen: Candidate[], code: Candidate | undefined, lead: Candida
  * high itself. When a chosen sentence's section has such a line, it follows the first sentence
  * chosen from that section.
  */
-function withDefaultLine(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds: string[]): Candidate[] {
   const out = [...chosen];
+  // "What is the default of `requestTimeout`?": the Default line under that name's own heading.
+  const named = candidates.find(
+    (d) =>
+      d.unit.kind === 'sentence' &&
+      /^default\b/i.test(d.unit.text) &&
+      queryIds.some((id) => NAME_HEADING.exec(d.unit.heading.trim())?.[1]?.toLowerCase() === id),
+  );
+  if (named) {
+    if (out.includes(named)) return out;
+    const host = out.findIndex((c) => c.sourceIndex === named.sourceIndex && c.unit.heading === named.unit.heading);
+    if (host >= 0) out.splice(host + 1, 0, named);
+    else out.unshift(named);
+    return out;
+  }
   for (const c of chosen) {
     if (c.unit.kind !== 'sentence' || !c.unit.heading) continue;
     const line = candidates.find(
@@ -689,6 +731,7 @@ function nearDuplicate(a: Candidate, b: Candidate): boolean {
 function render(chosen: Candidate[]): string[] {
   const pieces: string[] = [];
   const citedSources = new Set(chosen.filter((c) => c.unit.kind === 'sentence').map((c) => c.sourceIndex));
+  const named = new Set<string>();
   chosen.forEach((c, i) => {
     const previous = chosen[i - 1];
     const next = chosen[i + 1];
@@ -701,7 +744,14 @@ function render(chosen: Candidate[]): string[] {
       previous !== undefined && previous.unit.kind === 'sentence' && previous.sourceIndex === c.sourceIndex;
     const separator = pieces.length === 0 ? '' : sameParagraph ? ' ' : '\n\n';
     const introducesNext = next?.unit.kind === 'code' && follows(c, next);
-    pieces.push(separator + cite(labelled(c), c.source.n, introducesNext));
+    // The name goes in front once per section: later sentences of that section continue it.
+    const section = `${c.sourceIndex}\u0000${c.unit.heading}`;
+    let text = c.unit.text;
+    if (!named.has(section)) {
+      text = labelled(c);
+      if (text !== c.unit.text) named.add(section);
+    }
+    pieces.push(separator + cite(text, c.source.n, introducesNext));
   });
   return pieces;
 }

@@ -35,4 +35,14 @@ describe(analyzeQuestion.name, () => {
     ]);
     expect(analyzeQuestion('reply.send vs return').sides).toEqual(['reply.send', 'return']);
   });
+
+  it('reads "what do X do" as a definition and keeps only the core of its topic', () => {
+    expect(analyzeQuestion('what do decorators do')).toEqual({ type: 'definition', topic: 'decorators' });
+    // "object" only classifies the topic and "in a handler" only places it: pages name it "Request".
+    expect(analyzeQuestion('What is the Request object in a handler?').topic).toBe('Request');
+    expect(analyzeQuestion('What is encapsulation in Fastify?').topic).toBe('encapsulation');
+    expect(analyzeQuestion('What is the listen method?').topic).toBe('listen');
+    // A kind noun that is the whole topic stays.
+    expect(analyzeQuestion('What is an object?').topic).toBe('object');
+  });
 });

@@ -23,7 +23,7 @@ const HOW_TO =
   /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
 const DEFINITION =
-  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+does\s+(.+?)\s+(?:mean|do|stand\s+for))\s*[?.!]*$/i;
+  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for))\s*[?.!]*$/i;
 const YES_NO = /^(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b/i;
 /** Words after "what is" that make it a lookup ("what is the default…"), not a definition. */
 const NOT_A_TOPIC =
@@ -34,6 +34,21 @@ function trimSide(side: string): string {
     .replace(/[?.!]+$/, '')
     .replace(/^(?:the|an?|using)\s+/i, '')
     .trim();
+}
+
+/** A noun that only says what kind of thing the topic is: "the Reply object", "the listen method". */
+const KIND_NOUN = /\s+(?:object|objects|function|functions|method|methods|class|api|feature|concept)$/i;
+/** A place or setting that qualifies the topic: "encapsulation in Fastify", "the Request object in a handler". */
+const CONTEXT_TAIL = /\s+(?:in|inside|within|for)\s+(?:an?\s+|the\s+)?[\w.-]+$/i;
+
+/**
+ * What a definition is about, without the words that only place or classify it: "Request" for
+ * "the Request object in a handler". The page and heading that name the topic name it this way.
+ */
+export function coreTopic(topic: string): string {
+  const placed = topic.replace(CONTEXT_TAIL, '');
+  const core = placed.replace(KIND_NOUN, '');
+  return core.trim() || placed.trim() || topic;
 }
 
 /**
@@ -67,7 +82,7 @@ export function analyzeQuestion(question: string): QuestionShape {
     return { type: 'option', topic: topic.replace(/\s+(?:option|setting|flag|parameter|property)$/i, '') };
   }
   if (definition && topic && topic.split(' ').length <= 5 && !NOT_A_TOPIC.test(topic)) {
-    return { type: 'definition', topic };
+    return { type: 'definition', topic: coreTopic(topic) };
   }
   if (YES_NO.test(q)) return { type: 'yes-no' };
   return { type: 'other' };

@@ -314,6 +314,24 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('Widget is a core object that exposes the drawing functions [1].');
     });
 
+    it('follows a matched description with the instruction a few sentences later that names the API', async () => {
+      const content = [
+        '## Body parsers',
+        '',
+        'Tidepool natively reads JSON and plain text request bodies. These default readers can be replaced.',
+        '',
+        'Unknown formats are refused with an error.',
+        '',
+        'To read other formats, use the `addBodyReader` API or an existing plugin.',
+      ].join('\n');
+      const text = await answer(
+        'How do I accept request bodies in formats other than JSON, like plain text?',
+        [page(1, 'Body', 'body', content)],
+      );
+      expect(text).toContain('Tidepool natively reads JSON and plain text request bodies [1].');
+      expect(text).toContain('To read other formats, use the `addBodyReader` API or an existing plugin [1].');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',

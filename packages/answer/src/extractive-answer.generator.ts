@@ -108,7 +108,8 @@ const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntri
 const DEFINING =
   /^(?:an?\s+|the\s+)?([^,;:()]{1,80}?)\s+(is|are|lets|let|provides?|allows?|enables?|refers?\s+to|means?|represents?|customizes?|consists?\s+of|can\s+be|gives?|extends?|helps?)\b/;
 /** "<what it is> is <topic>.": a short predicate naming the topic alone. */
-const INVERTED = /^(?:an?\s+|the\s+)?([^,;:()]{3,80}?)\s+(?:is|are)\s+(?:an?\s+|the\s+)?([\w$.@/-]+(?:\s+[\w$.@/-]+)?)\s*[.!]?$/;
+const INVERTED =
+  /^(?:an?\s+|the\s+)?([^,;:()]{3,80}?)\s+(?:is|are)\s+(?:an?\s+|the\s+)?([\w$.@/-]+(?:\s+[\w$.@/-]+)?)\s*[.!]?$/;
 const CONTRAST =
   /\b(?:before|after|whereas|while|unlike|instead|but|than|only|always|never|differ\w*|both|however|rather)\b/i;
 const PASSIVE = /^(?:is|are)\s+(?:\w+ly\s+)?(?:used|\w+ed|\w+en|also|not|only|available)\b/;
@@ -202,6 +203,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     chosen ??= this.relevant(scored, question);
     if (chosen.length === 0) return notCovered(sources);
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
+    if (shape.type === 'how-to' || shape.type === 'troubleshooting')
+      chosen = withInstruction(chosen, scored.candidates);
     return render(chosen);
   }
 
@@ -631,7 +634,9 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
   );
   if (named) {
     if (out.includes(named)) return out;
-    const host = out.findIndex((c) => c.sourceIndex === named.sourceIndex && c.unit.heading === named.unit.heading);
+    const host = out.findIndex(
+      (c) => c.sourceIndex === named.sourceIndex && c.unit.heading === named.unit.heading,
+    );
     if (host >= 0) out.splice(host + 1, 0, named);
     else out.unshift(named);
     return out;
@@ -650,6 +655,46 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
     out.splice(out.indexOf(c) + 1, 0, line);
     return out;
   }
+  return out;
+}
+
+/** "To support other content types, use the `addContentTypeParser` API": what to do, and with what. */
+const INSTRUCTION =
+  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s)/i;
+
+/**
+ * How-to and troubleshooting answers need the step, and pages often state it a few sentences
+ * after the description that matched the question ("Fastify natively supports JSON and text …
+ * To support other content types, use the `addContentTypeParser` API"), in words the question
+ * does not use. The first such instruction that names an API, shortly after the first chosen
+ * sentence in its section, follows that sentence.
+ */
+function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+  let lead: Candidate | undefined;
+  let step: Candidate | undefined;
+  for (const anchor of chosen) {
+    if (anchor.unit.kind !== 'sentence') continue;
+    step = candidates.find(
+      (c) =>
+        c.unit.kind === 'sentence' &&
+        c.sourceIndex === anchor.sourceIndex &&
+        c.unit.heading === anchor.unit.heading &&
+        c.unit.position > anchor.unit.position &&
+        c.unit.position <= anchor.unit.position + 4 &&
+        INSTRUCTION.test(c.unit.text.replace(/[`*_]/g, '')) &&
+        identifiers(c.unit.text).length > 0,
+    );
+    if (step) {
+      lead = anchor;
+      break;
+    }
+  }
+  if (!lead || !step || chosen.includes(step)) return chosen;
+  const out = [...chosen];
+  const after = out
+    .filter((c) => c.sourceIndex === lead.sourceIndex && c.unit.position < step.unit.position)
+    .pop();
+  out.splice(after ? out.indexOf(after) + 1 : out.indexOf(lead) + 1, 0, step);
   return out;
 }
 

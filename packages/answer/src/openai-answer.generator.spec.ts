@@ -15,7 +15,11 @@ import {
   writeInPieces,
   type RecordedRequest,
 } from '../test/fake-openai.server';
-import { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
+import {
+  MAX_TOOL_CALLS_PER_ROUND,
+  OpenAiAnswerGenerator,
+  type OpenAiAnswerGeneratorOptions,
+} from './openai-answer.generator';
 import { DEFAULT_SYSTEM_PROMPT } from './openai.prompts';
 
 const API_KEY = 'sk-test-0123456789abcdef';
@@ -575,6 +579,29 @@ describe(OpenAiAnswerGenerator.name, () => {
       expect(server.requests.map((r) => bodyOf(r).tools !== undefined)).toEqual([true, true, false]);
       const last = bodyOf(server.requests[2]).messages as Array<Record<string, unknown>>;
       expect(last.filter((m) => m.role === 'tool')).toHaveLength(2);
+    });
+
+    it(`runs at most ${MAX_TOOL_CALLS_PER_ROUND} calls of one reply and tells the model the rest were not run`, async () => {
+      const runs: unknown[] = [];
+      const many = Array.from({ length: MAX_TOOL_CALLS_PER_ROUND + 2 }, (_, i) => ({
+        id: `m${i}`,
+        type: 'function',
+        function: { name: 'stock', arguments: `{"sku":"S${i}"}` },
+      }));
+      server.handler = (_req, res) => {
+        if (server.requests.length === 1)
+          jsonReply(res, 200, { choices: [{ message: { tool_calls: many } }] });
+        else jsonReply(res, 200, { choices: [{ message: { content: 'Done.' } }] });
+      };
+      await collect(generator.generate(request({ tools: [stockTool(runs)] })));
+      expect(runs).toHaveLength(MAX_TOOL_CALLS_PER_ROUND);
+      const tools = (bodyOf(server.requests[1]).messages as Array<Record<string, unknown>>).filter(
+        (m) => m.role === 'tool',
+      );
+      expect(tools).toHaveLength(MAX_TOOL_CALLS_PER_ROUND + 2);
+      expect(tools[tools.length - 1]?.content).toBe(
+        `Error: not run: at most ${MAX_TOOL_CALLS_PER_ROUND} tool calls per reply`,
+      );
     });
 
     it('sends no tools field without tools, or with maxToolRounds 0', async () => {

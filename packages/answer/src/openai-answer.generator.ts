@@ -76,6 +76,11 @@ const TOOLS_PROMPT = [
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_TOOL_ROUNDS = 3;
+/**
+ * Calls run per round; the model is told the rest were not run. A prompt cannot make one
+ * answer send a tool's API more than rounds × this many requests.
+ */
+export const MAX_TOOL_CALLS_PER_ROUND = 8;
 
 interface CompletionOptions {
   temperature?: number;
@@ -207,10 +212,17 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
           function: { name: c.name, arguments: c.arguments },
         })),
       });
-      for (const call of assembled) {
+      for (const [i, call] of assembled.entries()) {
         throwIfAborted(request.signal);
         request.onToolEvent?.({ type: 'called', callId: call.id, name: call.name });
-        const result = await runToolCall(offered, call);
+        const result =
+          i < MAX_TOOL_CALLS_PER_ROUND
+            ? await runToolCall(offered, call)
+            : {
+                output: '',
+                has_error: true,
+                error: `not run: at most ${MAX_TOOL_CALLS_PER_ROUND} tool calls per reply`,
+              };
         throwIfAborted(request.signal);
         request.onToolEvent?.({ type: 'result', callId: call.id, name: call.name, result });
         messages.push({ role: 'tool', tool_call_id: call.id, content: toolMessage(result) });

@@ -101,6 +101,7 @@ describe('Chat, conversations, messages (e2e)', () => {
           timestamp: expect.stringMatching(MICROS),
           message: 'How do I add a property to the app instance with a decorator?',
           rating_value: 0,
+          tools_used: [],
         },
         {
           message_id: res.body.message_id,
@@ -109,6 +110,7 @@ describe('Chat, conversations, messages (e2e)', () => {
           timestamp: expect.stringMatching(MICROS),
           message: res.body.answer.text,
           rating_value: 0,
+          tools_used: [],
         },
       ]);
     });
@@ -349,6 +351,7 @@ describe('Chat, conversations, messages (e2e)', () => {
           timestamp: expect.stringMatching(MICROS),
           human_query: 'How do I test routes with inject?',
           ai_response: rated.body.answer.text,
+          tools_used: [],
         },
       ]);
       const today = new Date().toISOString().slice(0, 10);

@@ -8,7 +8,14 @@ export interface RecordedRequest {
     model: string;
     stream?: boolean;
     temperature?: number;
-    messages: Array<{ role: string; content: string }>;
+    messages: Array<{
+      role: string;
+      content: string;
+      tool_call_id?: string;
+      tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+    }>;
+    /** OpenAI function tools, when the service offered some. */
+    tools?: Array<{ type: string; function: { name: string; description: string; parameters: unknown } }>;
   };
 }
 
@@ -16,7 +23,9 @@ export interface RecordedRequest {
 export type StreamScript =
   | { kind: 'answer'; pieces: string[]; delayMs?: number }
   | { kind: 'error'; status: number }
-  | { kind: 'stall'; pieces: string[] };
+  | { kind: 'stall'; pieces: string[] }
+  /** Any answer a test writes itself (tool calls, JSON to a streamed request). */
+  | { kind: 'custom'; respond: (req: RecordedRequest, res: ServerResponse) => void };
 
 export interface FakeLlm {
   baseUrl: string;
@@ -51,6 +60,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         body: JSON.parse(raw || '{}'),
       };
       fake.requests.push(recorded);
+      if (fake.script.kind === 'custom' && recorded.body.stream) {
+        fake.script.respond(recorded, res);
+        return;
+      }
       if (!recorded.body.stream) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(
@@ -61,6 +74,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
         return;
       }
       const script = fake.script;
+      if (script.kind === 'custom') return;
       if (script.kind === 'error') {
         res.writeHead(script.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: 'upstream exploded', type: 'server_error' } }));
@@ -95,4 +109,66 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       server.close(() => resolve());
     });
   return fake;
+}
+
+/** A call the fake model makes: `arguments` is the JSON text the model writes. */
+export interface FakeToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * A streamed completion that calls tools, as OpenAI streams it: the id and name in a first
+ * fragment per call, the arguments split over the next ones, then `finish_reason: tool_calls`.
+ */
+export function streamToolCalls(res: ServerResponse, calls: FakeToolCall[]): void {
+  const frame = (delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.write(frame({ role: 'assistant', content: null }));
+  calls.forEach((c, index) => {
+    res.write(
+      frame({
+        tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }],
+      }),
+    );
+    const half = Math.floor(c.arguments.length / 2);
+    for (const part of [c.arguments.slice(0, half), c.arguments.slice(half)]) {
+      res.write(frame({ tool_calls: [{ index, function: { arguments: part } }] }));
+    }
+  });
+  res.end(frame({}, 'tool_calls') + 'data: [DONE]\n\n');
+}
+
+/** A streamed answer of plain text pieces. */
+export function streamText(res: ServerResponse, pieces: string[]): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const content of pieces) {
+    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`);
+  }
+  res.end(
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+  );
+}
+
+/** A whole (non-streamed) completion: text, or tool calls in `message.tool_calls`. */
+export function jsonCompletion(
+  res: ServerResponse,
+  answer: { content?: string; calls?: FakeToolCall[] },
+): void {
+  const message: Record<string, unknown> = { role: 'assistant', content: answer.content ?? null };
+  if (answer.calls) {
+    message.tool_calls = answer.calls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
+  }
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      choices: [{ index: 0, message, finish_reason: answer.calls ? 'tool_calls' : 'stop' }],
+    }),
+  );
 }

@@ -22,3 +22,4 @@ export {
   type QuestionType,
 } from './question-type.util';
 export { contentTerms, jaccard, termOverlap } from './similarity.util';
+export { ToolCallAssembler, parseToolArguments, type AssembledToolCall } from './tool-call.assembler';

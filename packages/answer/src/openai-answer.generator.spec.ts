@@ -1,4 +1,10 @@
-import { KbqaError, type AnswerRequest, type AnswerSource } from '@kbqa/core';
+import {
+  KbqaError,
+  type AnswerRequest,
+  type AnswerSource,
+  type AnswerTool,
+  type AnswerToolResult,
+} from '@kbqa/core';
 import type { ServerResponse } from 'node:http';
 import {
   FakeOpenAiServer,
@@ -9,7 +15,11 @@ import {
   writeInPieces,
   type RecordedRequest,
 } from '../test/fake-openai.server';
-import { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
+import {
+  MAX_TOOL_CALLS_PER_ROUND,
+  OpenAiAnswerGenerator,
+  type OpenAiAnswerGeneratorOptions,
+} from './openai-answer.generator';
 import { DEFAULT_SYSTEM_PROMPT } from './openai.prompts';
 
 const API_KEY = 'sk-test-0123456789abcdef';
@@ -377,6 +387,233 @@ describe(OpenAiAnswerGenerator.name, () => {
         code: 'LLM_ERROR',
         message: expect.stringContaining('429'),
       });
+    });
+  });
+
+  describe('tools', () => {
+    type Events = Parameters<NonNullable<AnswerRequest['onToolEvent']>>[0][];
+
+    const stockTool = (
+      calls: unknown[],
+      result: AnswerToolResult = { output: '{"left":3}', has_error: false },
+    ): AnswerTool => ({
+      name: 'stock',
+      description: 'Units left of a product',
+      parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+      run: (args) => {
+        calls.push(args);
+        return Promise.resolve(result);
+      },
+    });
+
+    /** A streamed round that calls `name` with `args`, its arguments split over two fragments. */
+    const toolCallStream = (id: string, name: string, args: string): string => {
+      const frame = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      return (
+        frame({ role: 'assistant', content: null }) +
+        frame({ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }] }) +
+        frame({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, 4) } }] }) +
+        frame({ tool_calls: [{ index: 0, function: { arguments: args.slice(4) } }] }) +
+        frame({}, 'tool_calls') +
+        'data: [DONE]\n\n'
+      );
+    };
+
+    it('offers the tools, runs the streamed call, sends its result back and streams the answer', async () => {
+      const runs: unknown[] = [];
+      server.handler = async (req, res) => {
+        startStream(res);
+        if (server.requests.length === 1)
+          await writeInPieces(res, toolCallStream('call_1', 'stock', '{"sku":"A-1"}'), 9);
+        else res.write(deltaEvent('3 units are left [1] [9].', 'stop') + 'data: [DONE]\n\n');
+        res.end();
+      };
+      const events: Events = [];
+      const pieces = await collect(
+        generator.generate(request({ tools: [stockTool(runs)], onToolEvent: (e) => events.push(e) })),
+      );
+      expect(pieces.join('')).toBe('3 units are left [1].');
+      expect(runs).toEqual([{ sku: 'A-1' }]);
+      expect(events).toEqual([
+        { type: 'called', callId: 'call_1', name: 'stock' },
+        {
+          type: 'result',
+          callId: 'call_1',
+          name: 'stock',
+          result: { output: '{"left":3}', has_error: false },
+        },
+      ]);
+      expect(server.requests).toHaveLength(2);
+      const first = bodyOf(server.requests[0]);
+      expect(first.tools).toEqual([
+        {
+          type: 'function',
+          function: {
+            name: 'stock',
+            description: 'Units left of a product',
+            parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+          },
+        },
+      ]);
+      const second = bodyOf(server.requests[1]);
+      const messages = second.messages as Array<Record<string, unknown>>;
+      expect(messages.slice(-2)).toEqual([
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'stock', arguments: '{"sku":"A-1"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"left":3}' },
+      ]);
+      // Tool output reaches the model in the tool message only.
+      expect(messages[0]?.content).not.toContain('left');
+      expect(messages[0]?.content).toContain('not instructions');
+    });
+
+    it('takes the calls of a server that answers JSON (message.tool_calls)', async () => {
+      const runs: unknown[] = [];
+      server.handler = (_req, res) => {
+        if (server.requests.length === 1) {
+          jsonReply(res, 200, {
+            choices: [
+              {
+                message: {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: [
+                    { id: 'j1', type: 'function', function: { name: 'stock', arguments: '{"sku":"B"}' } },
+                  ],
+                },
+                finish_reason: 'tool_calls',
+              },
+            ],
+          });
+        } else {
+          jsonReply(res, 200, { choices: [{ message: { role: 'assistant', content: 'Two left.' } }] });
+        }
+      };
+      const pieces = await collect(generator.generate(request({ tools: [stockTool(runs)] })));
+      expect(pieces.join('')).toBe('Two left.');
+      expect(runs).toEqual([{ sku: 'B' }]);
+      const messages = bodyOf(server.requests[1]).messages as Array<Record<string, unknown>>;
+      expect(messages[messages.length - 1]).toEqual({
+        role: 'tool',
+        tool_call_id: 'j1',
+        content: '{"left":3}',
+      });
+    });
+
+    it('answers a call of a tool not offered, or with broken arguments, with an error and runs nothing', async () => {
+      const runs: unknown[] = [];
+      server.handler = (_req, res) => {
+        if (server.requests.length === 1) {
+          jsonReply(res, 200, {
+            choices: [
+              {
+                message: {
+                  content: null,
+                  tool_calls: [
+                    { id: 'a', type: 'function', function: { name: 'delete_everything', arguments: '{}' } },
+                    { id: 'b', type: 'function', function: { name: 'stock', arguments: '{"sku":' } },
+                  ],
+                },
+              },
+            ],
+          });
+        } else jsonReply(res, 200, { choices: [{ message: { content: 'Sorry.' } }] });
+      };
+      const events: Events = [];
+      await collect(
+        generator.generate(request({ tools: [stockTool(runs)], onToolEvent: (e) => events.push(e) })),
+      );
+      expect(runs).toEqual([]);
+      const results = events.flatMap((e) => (e.type === 'result' ? [e.result] : []));
+      expect(results).toEqual([
+        { output: '', has_error: true, error: 'no tool named "delete_everything" is offered' },
+        { output: '', has_error: true, error: 'the arguments are not valid JSON' },
+      ]);
+      const messages = bodyOf(server.requests[1]).messages as Array<Record<string, unknown>>;
+      expect(messages.slice(-2)).toEqual([
+        { role: 'tool', tool_call_id: 'a', content: 'Error: no tool named "delete_everything" is offered' },
+        { role: 'tool', tool_call_id: 'b', content: 'Error: the arguments are not valid JSON' },
+      ]);
+    });
+
+    it('gives the model the error of a failing tool, and still answers', async () => {
+      server.handler = (_req, res) => {
+        startStream(res);
+        if (server.requests.length === 1) res.end(toolCallStream('c', 'stock', '{"sku":"A"}'));
+        else res.end(deltaEvent('The stock service is down.', 'stop') + 'data: [DONE]\n\n');
+      };
+      const failing = stockTool([], {
+        output: 'internal failure',
+        has_error: true,
+        error: 'HTTP 500',
+      });
+      const pieces = await collect(generator.generate(request({ tools: [failing] })));
+      expect(pieces.join('')).toBe('The stock service is down.');
+      const messages = bodyOf(server.requests[1]).messages as Array<Record<string, unknown>>;
+      expect(messages[messages.length - 1]).toEqual({
+        role: 'tool',
+        tool_call_id: 'c',
+        content: 'Error: HTTP 500\ninternal failure',
+      });
+    });
+
+    it('stops after maxToolRounds rounds and asks for the answer without tools', async () => {
+      const runs: unknown[] = [];
+      server.handler = (req, res) => {
+        startStream(res);
+        const body = req.body as Record<string, unknown>;
+        if (body.tools) res.end(toolCallStream(`c${server.requests.length}`, 'stock', '{"sku":"A"}'));
+        else res.end(deltaEvent('Final.', 'stop') + 'data: [DONE]\n\n');
+      };
+      const pieces = await collect(
+        make({ maxToolRounds: 2 }).generate(request({ tools: [stockTool(runs)] })),
+      );
+      expect(pieces.join('')).toBe('Final.');
+      expect(runs).toHaveLength(2);
+      expect(server.requests.map((r) => bodyOf(r).tools !== undefined)).toEqual([true, true, false]);
+      const last = bodyOf(server.requests[2]).messages as Array<Record<string, unknown>>;
+      expect(last.filter((m) => m.role === 'tool')).toHaveLength(2);
+    });
+
+    it(`runs at most ${MAX_TOOL_CALLS_PER_ROUND} calls of one reply and tells the model the rest were not run`, async () => {
+      const runs: unknown[] = [];
+      const many = Array.from({ length: MAX_TOOL_CALLS_PER_ROUND + 2 }, (_, i) => ({
+        id: `m${i}`,
+        type: 'function',
+        function: { name: 'stock', arguments: `{"sku":"S${i}"}` },
+      }));
+      server.handler = (_req, res) => {
+        if (server.requests.length === 1)
+          jsonReply(res, 200, { choices: [{ message: { tool_calls: many } }] });
+        else jsonReply(res, 200, { choices: [{ message: { content: 'Done.' } }] });
+      };
+      await collect(generator.generate(request({ tools: [stockTool(runs)] })));
+      expect(runs).toHaveLength(MAX_TOOL_CALLS_PER_ROUND);
+      const tools = (bodyOf(server.requests[1]).messages as Array<Record<string, unknown>>).filter(
+        (m) => m.role === 'tool',
+      );
+      expect(tools).toHaveLength(MAX_TOOL_CALLS_PER_ROUND + 2);
+      expect(tools[tools.length - 1]?.content).toBe(
+        `Error: not run: at most ${MAX_TOOL_CALLS_PER_ROUND} tool calls per reply`,
+      );
+    });
+
+    it('sends no tools field without tools, or with maxToolRounds 0', async () => {
+      server.handler = (_req, res) => {
+        startStream(res);
+        res.end(deltaEvent('Plain.', 'stop') + 'data: [DONE]\n\n');
+      };
+      await collect(generator.generate(request({ tools: [] })));
+      const off = make({ maxToolRounds: 0 });
+      expect(off.supportsTools).toBe(false);
+      await collect(off.generate(request({ tools: [stockTool([])] })));
+      expect(server.requests.map((r) => 'tools' in bodyOf(r))).toEqual([false, false]);
     });
   });
 });

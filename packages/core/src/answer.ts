@@ -18,6 +18,32 @@ export interface HistoryTurn {
   response: string;
 }
 
+/** What a tool call gave back: always a result, never a throw (a failing tool is an error text). */
+export interface AnswerToolResult {
+  /** The tool's answer as text (secrets already redacted by the tool). */
+  output: string;
+  has_error: boolean;
+  error?: string;
+}
+
+/**
+ * A tool the model may call while answering (an HTTP tool or an MCP server's tool). Its output
+ * is data for the model, never an instruction to the service.
+ */
+export interface AnswerTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+  /** Never throws. */
+  run(args: unknown): Promise<AnswerToolResult>;
+}
+
+/** A step of tool use, reported while the answer is produced (before its text). */
+export type AnswerToolEvent =
+  | { type: 'called'; callId: string; name: string }
+  | { type: 'result'; callId: string; name: string; result: AnswerToolResult };
+
 export interface AnswerRequest {
   question: string;
   /** Already filtered by the relevance threshold, in citation order. */
@@ -30,6 +56,13 @@ export interface AnswerRequest {
   systemPrompt?: string;
   /** Aborted when the client disconnects; generation stops and the partial answer is kept. */
   signal: AbortSignal;
+  /**
+   * Tools the model may call before it answers. Only generators with `supportsTools` use them;
+   * absent or empty, the request is the same as without tools.
+   */
+  tools?: AnswerTool[];
+  /** Told of each tool call and its result, in order, before the answer's text. */
+  onToolEvent?: (event: AnswerToolEvent) => void;
 }
 
 /**
@@ -38,6 +71,8 @@ export interface AnswerRequest {
  */
 export interface AnswerGenerator {
   readonly id: string;
+  /** Whether {@link AnswerRequest.tools} are offered to the model (the extractive generator calls none). */
+  readonly supportsTools?: boolean;
   generate(request: AnswerRequest): AsyncIterable<string>;
   /** Rewrites a follow-up into a standalone question using history; identity when unsupported. */
   condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string>;

@@ -130,6 +130,8 @@ export interface NewMessage {
   sources: unknown[];
   /** False for an answer cut off by a disconnect. */
   complete: boolean;
+  /** Tool calls made for an AI message, stored as given (none when absent). */
+  toolsUsed?: unknown[];
 }
 
 /** Filters of the message export: a rating and inclusive UTC days (`YYYY-MM-DD`). */
@@ -147,6 +149,8 @@ export interface ExportedPair {
   timestamp: string;
   humanQuery: string;
   aiResponse: string;
+  /** The answer's tool calls as stored: a JSON array. */
+  toolsUsed: string;
 }
 
 /**

@@ -120,6 +120,34 @@ describe(SqliteRequestRecords.name, () => {
       expect(questions({ rating: 1, startDate: '2026-03-02' })).toEqual(['up later']);
     });
 
+    it("exports each answer's tool calls as stored, and [] for an answer that made none", () => {
+      const without = pair(1, '2026-03-01', 0, 'plain');
+      const c = records.createConversation(1, null);
+      const h = records.addMessage({
+        projectId: 1,
+        conversationId: c,
+        sender: 'Human',
+        text: 'stock?',
+        replyTo: null,
+        sources: [],
+        complete: true,
+      });
+      const used = [{ id: 'a', internal_run_id: 'r', tool_name: 'stock', has_error: false, date: 'd' }];
+      const withTools = records.addMessage({
+        projectId: 1,
+        conversationId: c,
+        sender: 'AI',
+        text: '3 left',
+        replyTo: h,
+        sources: [],
+        complete: true,
+        toolsUsed: used,
+      });
+      const byId = new Map(records.exportPairs(1, {}).map((p) => [p.messageId, p.toolsUsed]));
+      expect(byId.get(without)).toBe('[]');
+      expect(JSON.parse(byId.get(withTools)!)).toEqual(used);
+    });
+
     it('gives an empty question when the question is gone', () => {
       const a = pair(1, '2026-03-01', 0, 'deleted');
       db.pragma('foreign_keys = OFF');

@@ -29,9 +29,11 @@ export class SqliteRequestRecords implements RequestRecords {
       insertConversation: db.prepare<[number, string | null, string]>(
         'INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, ?, ?)',
       ),
-      insertMessage: db.prepare<[number, number, Sender, string, number | null, string, number, string]>(
-        `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      insertMessage: db.prepare<
+        [number, number, Sender, string, number | null, string, number, string, string]
+      >(
+        `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
     };
   }
@@ -59,6 +61,7 @@ export class SqliteRequestRecords implements RequestRecords {
         m.replyTo,
         JSON.stringify(m.sources),
         m.complete ? 1 : 0,
+        JSON.stringify(m.toolsUsed ?? []),
         nowTimestamp(),
       ).lastInsertRowid,
     );
@@ -83,7 +86,7 @@ export class SqliteRequestRecords implements RequestRecords {
     return this.db
       .prepare<Array<string | number>, ExportedPair>(
         `SELECT ai.id AS messageId, ai.conversation_id AS conversationId, ai.created_at AS timestamp,
-                ai.text AS aiResponse, COALESCE(h.text, '') AS humanQuery
+                ai.text AS aiResponse, COALESCE(h.text, '') AS humanQuery, ai.tools_used AS toolsUsed
          FROM messages ai LEFT JOIN messages h ON h.id = ai.reply_to
          WHERE ${where.join(' AND ')}
          ORDER BY ai.id`,

@@ -12,7 +12,12 @@ export const ANSWER_GENERATOR = Symbol('ANSWER_GENERATOR');
     {
       provide: ANSWER_GENERATOR,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): AnswerGenerator => createAnswerGenerator(config.llm),
+      useFactory: (config: AppConfig): AnswerGenerator =>
+        createAnswerGenerator(
+          config.llm.kind === 'openai'
+            ? { ...config.llm, maxToolRounds: config.tools.maxRounds }
+            : config.llm,
+        ),
     },
   ],
   exports: [ANSWER_GENERATOR],

@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import type { KeyKind } from '@kbqa/core';
 import type { FastifyReply } from 'fastify';
 import { type ChatDto, type ChatResponse, mapChatSource } from './chat.dto';
 import type { ChatService } from './chat.service';
@@ -12,6 +13,7 @@ import { streamChatTurn } from './chat.stream';
 export async function replyToChat(
   chat: ChatService,
   projectId: number,
+  keyKind: KeyKind,
   dto: ChatDto,
   reply: FastifyReply,
   logger: Logger,
@@ -21,7 +23,7 @@ export async function replyToChat(
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  const turn = await chat.start(projectId, dto, controller.signal);
+  const turn = await chat.start(projectId, keyKind, dto, controller.signal);
   let text = '';
 
   if (dto.shouldStream === false) {
@@ -36,7 +38,7 @@ export async function replyToChat(
       answer: { text },
       message_id: messageId,
       sources: turn.sources.map(mapChatSource),
-      tools_used: [],
+      tools_used: turn.toolsUsed,
     };
     await reply.code(200).send(body);
     return;

@@ -23,6 +23,6 @@ export class ChatController {
     @Body() dto: ChatDto,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await replyToChat(this.chat, auth.projectId, dto, reply, this.logger);
+    await replyToChat(this.chat, auth.projectId, auth.kind, dto, reply, this.logger);
   }
 }

@@ -121,11 +121,23 @@ export interface ChatSourceResponse {
   relevance_score: number;
 }
 
+/** One tool call of an answer (SPEC.md "Tool usage record"). */
+export interface ToolUsage {
+  /** Unique per call. */
+  id: string;
+  /** One per chat turn: the calls of one answer share it. */
+  internal_run_id: string;
+  tool_name: string;
+  has_error: boolean;
+  /** When the call was made: ISO 8601 UTC with milliseconds and `Z`. */
+  date: string;
+}
+
 export interface ChatResponse {
   answer: { text: string };
   message_id: number;
   sources: ChatSourceResponse[];
-  tools_used: [];
+  tools_used: ToolUsage[];
 }
 
 /** Source snippets are shown to readers: markup that is not prose (see cleanMarkup) is dropped. */

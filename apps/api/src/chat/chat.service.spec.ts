@@ -4,6 +4,7 @@ import type { ConversationsService } from '../conversations/conversations.servic
 import type { ProjectsService } from '../projects/projects.service';
 import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
 import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
+import type { ChatTool, ToolsService } from '../tools/tools.service';
 import type { ChatDto } from './chat.dto';
 import { ChatService, searchQuestion } from './chat.service';
 
@@ -16,7 +17,9 @@ const hit = {
   score: 0.7,
 };
 
-function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch } = {}) {
+function setup(
+  options: { hits?: SearchHit[]; taught?: TaughtMatch; supportsTools?: boolean; tools?: ChatTool[] } = {},
+) {
   const calls: string[] = [];
   const retrieved: RetrieveRequest[] = [];
   const generated: AnswerRequest[] = [];
@@ -37,9 +40,16 @@ function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch } = {}) {
   } as unknown as ProjectsService;
   const generator: AnswerGenerator = {
     id: 'fake',
+    supportsTools: options.supportsTools,
     async *generate(request: AnswerRequest) {
       generated.push(request);
       await Promise.resolve();
+      // As a tool-calling model would: one call per offered tool, before the text.
+      for (const [i, tool] of (request.tools ?? []).entries()) {
+        request.onToolEvent?.({ type: 'called', callId: `c${i}`, name: tool.name });
+        const result = await tool.run({});
+        request.onToolEvent?.({ type: 'result', callId: `c${i}`, name: tool.name, result });
+      }
       yield 'answer';
     },
     condenseQuestion: (question, history) =>
@@ -49,8 +59,12 @@ function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch } = {}) {
   const teaching = {
     match: () => Promise.resolve(options.taught),
   } as unknown as TeachingService;
-  const service = new ChatService(retrieval, conversations, projects, teaching, generator);
-  return { service, calls, retrieved, generated };
+  const keyKinds: string[] = [];
+  const tools = {
+    chatTools: (_p: number, kind: string) => (keyKinds.push(kind), Promise.resolve(options.tools ?? [])),
+  } as unknown as ToolsService;
+  const service = new ChatService(retrieval, conversations, projects, teaching, generator, tools);
+  return { service, calls, retrieved, generated, keyKinds };
 }
 
 const signal = new AbortController().signal;
@@ -75,7 +89,12 @@ describe(ChatService.name, () => {
 
     it('puts it first, marked curated, in place of its own chunks, topK in all', async () => {
       const { service, generated } = setup({ hits, taught });
-      const turn = await service.start(1, { question: 'q', retriever_options: { num_chunks: 2 } }, signal);
+      const turn = await service.start(
+        1,
+        'server',
+        { question: 'q', retriever_options: { num_chunks: 2 } },
+        signal,
+      );
       expect(turn.sources.map((s) => s.chunkId)).toEqual([9, 1]);
       for await (const _ of turn.pieces);
       expect(generated[0]?.sources.map((s) => [s.content, s.curated])).toEqual([
@@ -90,7 +109,7 @@ describe(ChatService.name, () => {
         { question: 'q', relevance_threshold: 0.9 },
       ]) {
         const { service } = setup({ hits, taught });
-        const turn = await service.start(1, dto, signal);
+        const turn = await service.start(1, 'server', dto, signal);
         expect(turn.sources[0]?.chunkId).toBe(1);
       }
     });
@@ -98,7 +117,7 @@ describe(ChatService.name, () => {
 
   it('opens a new conversation, retrieves for the question and stores it before answering', async () => {
     const { service, calls, retrieved, generated } = setup();
-    const turn = await service.start(1, { question: 'What is a hook?' }, signal);
+    const turn = await service.start(1, 'server', { question: 'What is a hook?' }, signal);
     expect(turn).toMatchObject({ projectId: 1, conversationId: 10, humanMessageId: 20 });
     expect(calls).toEqual(['create', 'human What is a hook?']);
     expect(retrieved[0]).toMatchObject({ projectId: 1, question: 'What is a hook?', threshold: 0 });
@@ -117,7 +136,7 @@ describe(ChatService.name, () => {
       conversation_id: '7',
       history: [{ prompt: 'How do I enable CORS?', response: 'Register the plugin.' }],
     } as unknown as ChatDto;
-    await service.start(1, dto, signal);
+    await service.start(1, 'server', dto, signal);
     expect(retrieved[0]?.question).toBe('How do I enable CORS? -> and for one origin?');
     expect(calls).toEqual(['open 7', 'human and for one origin?']);
   });
@@ -125,17 +144,64 @@ describe(ChatService.name, () => {
   it('refuses a bad where filter before opening a conversation or storing anything', async () => {
     const { service, calls } = setup();
     const dto = { question: 'q', where: { lang: { $regex: 'x' } } } as unknown as ChatDto;
-    await expect(service.start(1, dto, signal)).rejects.toBeInstanceOf(KbqaError);
+    await expect(service.start(1, 'server', dto, signal)).rejects.toBeInstanceOf(KbqaError);
     expect(calls).toEqual([]);
   });
 
   it('stores the answer with its sources, marked incomplete when the client went away', async () => {
     const { service, calls } = setup();
-    const turn = await service.start(1, { question: 'q' }, signal);
+    const turn = await service.start(1, 'server', { question: 'q' }, signal);
     expect(await service.finish(turn, 'partial', false)).toBe(21);
     expect(calls.at(-1)).toBe(
-      `ai ${JSON.stringify(['partial', [{ chunk_id: 4, source: 's', link: 'https://docs.example.com/s', score: 0.7 }], false])}`,
+      `ai ${JSON.stringify(['partial', [{ chunk_id: 4, source: 's', link: 'https://docs.example.com/s', score: 0.7 }], false, []])}`,
     );
+  });
+
+  describe('tools', () => {
+    const tool = (name: string, hasError = false): ChatTool => ({
+      name,
+      description: name,
+      parameters: { type: 'object' },
+      run: () =>
+        Promise.resolve({ ok: !hasError, status: hasError ? 500 : 200, output: 'out', has_error: hasError }),
+    });
+
+    it("asks for the tools of the caller's key kind and records each call of the turn", async () => {
+      const { service, generated, keyKinds, calls } = setup({
+        supportsTools: true,
+        tools: [tool('stock'), tool('orders', true)],
+      });
+      const turn = await service.start(1, 'anon', { question: 'q' }, signal);
+      expect(keyKinds).toEqual(['anon']);
+      expect(turn.toolsOffered).toBe(true);
+      const seen: string[] = [];
+      turn.onToolEvent = (e) => seen.push(`${e.type} ${e.name}`);
+      for await (const _piece of turn.pieces);
+      expect(generated[0]?.tools?.map((t) => t.name)).toEqual(['stock', 'orders']);
+      expect(seen).toEqual(['called stock', 'result stock', 'called orders', 'result orders']);
+      expect(turn.toolsUsed).toEqual([
+        expect.objectContaining({ tool_name: 'stock', has_error: false }),
+        expect.objectContaining({ tool_name: 'orders', has_error: true }),
+      ]);
+      const [a, b] = turn.toolsUsed;
+      expect(a!.id).not.toBe(b!.id);
+      expect(a!.internal_run_id).toBe(b!.internal_run_id);
+      expect(a!.date).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      await service.finish(turn, 'answer', true);
+      expect(calls.at(-1)).toContain('"tool_name":"stock"');
+      const next = await service.start(1, 'anon', { question: 'q' }, signal);
+      for await (const _piece of next.pieces);
+      expect(next.toolsUsed[0]!.internal_run_id).not.toBe(a!.internal_run_id);
+    });
+
+    it('offers no tools to a generator that calls none, nor when the project has none', async () => {
+      const extractive = setup({ tools: [tool('stock')] });
+      const turn = await extractive.service.start(1, 'server', { question: 'q' }, signal);
+      expect(extractive.keyKinds).toEqual([]);
+      expect(turn.toolsOffered).toBe(false);
+      const none = setup({ supportsTools: true });
+      expect((await none.service.start(1, 'server', { question: 'q' }, signal)).toolsOffered).toBe(false);
+    });
   });
 });
 

@@ -1,13 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { condenseFollowUp, followUpContext } from '@kbqa/answer';
-import { type AnswerGenerator, type HistoryTurn, parseWhere, type SearchHit } from '@kbqa/core';
+import {
+  type AnswerGenerator,
+  type AnswerToolEvent,
+  type HistoryTurn,
+  type KeyKind,
+  parseWhere,
+  type SearchHit,
+} from '@kbqa/core';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { parseLooseId } from '../common/validators';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ProjectsService } from '../projects/projects.service';
 import { RetrievalService } from '../retrieval/retrieval.service';
 import { type TaughtMatch, TeachingService } from '../teaching/teaching.service';
-import { type ChatDto, NUM_CHUNKS } from './chat.dto';
+import { ToolsService } from '../tools/tools.service';
+import { type ChatDto, NUM_CHUNKS, type ToolUsage } from './chat.dto';
 
 /** A chat between retrieval and the stored AI message. */
 export interface ChatTurn {
@@ -17,6 +26,15 @@ export interface ChatTurn {
   sources: SearchHit[];
   /** Answer pieces, in order; stops when the signal given to start() aborts. */
   pieces: AsyncIterable<string>;
+  /** Whether the model was offered tools (the project has some this key may use, and the generator calls tools). */
+  toolsOffered: boolean;
+  /** The tool calls made so far, in order; filled while `pieces` is read. */
+  toolsUsed: ToolUsage[];
+  /**
+   * Told of each tool call and result as they happen, before the answer's text: the stream
+   * writes them as events. Set it before reading `pieces`.
+   */
+  onToolEvent?: (event: AnswerToolEvent) => void;
 }
 
 @Injectable()
@@ -27,13 +45,16 @@ export class ChatService {
     private readonly projects: ProjectsService,
     private readonly teaching: TeachingService,
     @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
+    private readonly tools: ToolsService,
   ) {}
 
   /**
    * Validates filters, opens (or creates) the conversation, retrieves sources and stores the
    * Human message. Everything that can be refused is refused here, before a byte is streamed.
+   * The model is offered the project's tools this key may use: all for a server key, the public
+   * ones for an anon key.
    */
-  async start(projectId: number, dto: ChatDto, signal: AbortSignal): Promise<ChatTurn> {
+  async start(projectId: number, keyKind: KeyKind, dto: ChatDto, signal: AbortSignal): Promise<ChatTurn> {
     const filters = parseWhere(dto.where);
     const roleInfo = dto.tracking?.roleInfo;
     const conversationId =
@@ -59,6 +80,30 @@ export class ChatService {
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const humanMessageId = await this.conversations.addHuman(projectId, conversationId, dto.question);
     const project = await this.projects.getProject(projectId);
+    const tools = this.generator.supportsTools ? await this.tools.chatTools(projectId, keyKind) : [];
+    const runId = randomUUID();
+    const calledAt = new Map<string, string>();
+    const turn: Omit<ChatTurn, 'pieces'> = {
+      projectId,
+      conversationId,
+      humanMessageId,
+      sources,
+      toolsOffered: tools.length > 0,
+      toolsUsed: [],
+    };
+    const onToolEvent = (event: AnswerToolEvent): void => {
+      if (event.type === 'called') calledAt.set(event.callId, new Date().toISOString());
+      else {
+        turn.toolsUsed.push({
+          id: randomUUID(),
+          internal_run_id: runId,
+          tool_name: event.name,
+          has_error: event.result.has_error,
+          date: calledAt.get(event.callId) ?? new Date().toISOString(),
+        });
+      }
+      turn.onToolEvent?.(event);
+    };
     const pieces = this.generator.generate({
       question: standalone,
       sources: sources.map((h, i) => ({
@@ -74,8 +119,10 @@ export class ChatService {
       temperature: dto.temperature,
       systemPrompt: project.systemPrompt ?? undefined,
       signal,
+      tools,
+      onToolEvent,
     });
-    return { projectId, conversationId, humanMessageId, sources, pieces };
+    return Object.assign(turn, { pieces });
   }
 
   /** Stores the AI message (a partial one when the client went away) and returns its id. */
@@ -87,6 +134,7 @@ export class ChatService {
       text,
       turn.sources.map((s) => ({ chunk_id: s.chunkId, source: s.source, link: s.link, score: s.score })),
       complete,
+      turn.toolsUsed,
     );
   }
 }

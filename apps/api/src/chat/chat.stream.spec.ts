@@ -44,8 +44,16 @@ const hit: SearchHit = {
   metadata: {},
 } as unknown as SearchHit;
 
-function turn(pieces: AsyncIterable<string>): ChatTurn {
-  return { projectId: 1, conversationId: 2, humanMessageId: 3, sources: [hit], pieces };
+function turn(pieces: AsyncIterable<string>, toolsOffered = false): ChatTurn {
+  return {
+    projectId: 1,
+    conversationId: 2,
+    humanMessageId: 3,
+    sources: [hit],
+    pieces,
+    toolsOffered,
+    toolsUsed: [],
+  };
 }
 
 async function* from(...pieces: Array<string | Error>): AsyncIterable<string> {
@@ -71,6 +79,51 @@ describe(streamChatTurn.name, () => {
     expect(events()[3]?.metadata).toBe(42);
     expect(finish).toHaveBeenCalledWith('Hello world', true);
     expect(res.ended).toBe(true);
+  });
+
+  it('sends loading_tools after the sources, then each call and its output, before the answer', async () => {
+    const { raw, events } = fakeResponse();
+    const t = turn(from(), true);
+    t.pieces = (async function* () {
+      await Promise.resolve();
+      t.onToolEvent?.({ type: 'called', callId: 'a', name: 'stock' });
+      t.onToolEvent?.({
+        type: 'result',
+        callId: 'a',
+        name: 'stock',
+        result: { output: '3', has_error: false },
+      });
+      t.onToolEvent?.({ type: 'called', callId: 'b', name: 'order' });
+      t.onToolEvent?.({
+        type: 'result',
+        callId: 'b',
+        name: 'order',
+        result: { output: '', has_error: true, error: 'HTTP 500' },
+      });
+      yield 'Three.';
+    })();
+    await streamChatTurn(raw, t, () => Promise.resolve(1), new AbortController().signal, logger);
+    expect(events().slice(1)).toEqual([
+      { chunk: '<|loading_tools|>', metadata: true },
+      { chunk: '<|tool_called|>', metadata: { name: 'stock' } },
+      { chunk: '<|tool_output|>', metadata: { data: '3' } },
+      { chunk: '<|tool_called|>', metadata: { name: 'order' } },
+      { chunk: '<|tool_output|>', metadata: { data: 'HTTP 500' } },
+      { chunk: 'Three.' },
+      { chunk: '<|message_id|>', metadata: 1 },
+    ]);
+  });
+
+  it('sends no tool event when the model was offered no tools', async () => {
+    const { raw, events } = fakeResponse();
+    await streamChatTurn(
+      raw,
+      turn(from('ok')),
+      () => Promise.resolve(1),
+      new AbortController().signal,
+      logger,
+    );
+    expect(events().map((e) => e.chunk)).toEqual(['<|source|>', 'ok', '<|message_id|>']);
   });
 
   it('tells a failing answer as an error event with its code, and stores what was said as incomplete', async () => {

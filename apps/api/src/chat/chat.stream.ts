@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
+import { type AnswerToolResult, KbqaError } from '@kbqa/core';
 import { mapStreamedSource } from './chat.dto';
 import type { ChatTurn } from './chat.service';
 
@@ -10,8 +10,9 @@ function sse(res: ServerResponse, payload: unknown): void {
 }
 
 /**
- * Streams one chat turn as SPEC.md's Server-Sent Events: `<|source|>` first, then the answer's
- * pieces, then `<|message_id|>`; an `<|error|>` event instead when the answer or its storage
+ * Streams one chat turn as SPEC.md's Server-Sent Events: `<|source|>` first; when the model was
+ * offered tools, `<|loading_tools|>` and, per call, `<|tool_called|>` `{name}` and
+ * `<|tool_output|>` `{data}` (API-DECISIONS.md); then the answer's pieces, then `<|message_id|>`; an `<|error|>` event instead when the answer or its storage
  * fails after the headers are gone. Nothing more is written once the client has gone
  * (`signal` aborted). `finish` stores the answer and returns its message id.
  */
@@ -31,6 +32,14 @@ export async function streamChatTurn(
   res.flushHeaders();
   res.socket?.setNoDelay(true);
   sse(res, { chunk: '<|source|>', metadata: turn.sources.map(mapStreamedSource) });
+  if (turn.toolsOffered) {
+    sse(res, { chunk: '<|loading_tools|>', metadata: true });
+    turn.onToolEvent = (event) => {
+      if (signal.aborted) return;
+      if (event.type === 'called') sse(res, { chunk: '<|tool_called|>', metadata: { name: event.name } });
+      else sse(res, { chunk: '<|tool_output|>', metadata: { data: toolOutputData(event.result) } });
+    };
+  }
   let text = '';
   let complete = true;
   try {
@@ -64,4 +73,12 @@ export async function streamChatTurn(
     sse(res, { chunk: '<|message_id|>', metadata: messageId });
     res.end();
   }
+}
+
+/** What a tool gave, as the stream shows it: its output, or the error of a failed call. */
+function toolOutputData(result: AnswerToolResult): string {
+  if (!result.has_error) return result.output;
+  return result.output === ''
+    ? (result.error ?? 'the tool failed')
+    : `${result.error ?? 'the tool failed'}: ${result.output}`;
 }

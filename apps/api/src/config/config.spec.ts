@@ -20,11 +20,19 @@ describe(loadConfig.name, () => {
     [{ KBQA_LLM: 'gpt' }, 'KBQA_LLM must be "extractive" or "openai"'],
     [{ KBQA_LLM: 'openai' }, 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL'],
     [{ KBQA_ADMIN_TOKEN: 'short' }, 'KBQA_ADMIN_TOKEN must be at least 16 characters'],
+    [{ KBQA_TOOL_MAX_ROUNDS: '11' }, 'KBQA_TOOL_MAX_ROUNDS must be an integer from 0 to 10'],
+    [{ KBQA_TOOL_MAX_ROUNDS: '1.5' }, 'KBQA_TOOL_MAX_ROUNDS must be an integer'],
     [{ KBQA_ADMIN_TOKEN: 'sixteen chars plus' }, 'without spaces'],
   ])('refuses a bad setting with CONFIG_INVALID, not an HTTP code: %j', (env, message) => {
     const error = refusal(env);
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain(message);
+  });
+
+  it('allows 3 rounds of tool calls unless KBQA_TOOL_MAX_ROUNDS says otherwise (0: no tools)', () => {
+    expect(loadConfig({}, '/tmp').tools.maxRounds).toBe(3);
+    expect(loadConfig({ KBQA_TOOL_MAX_ROUNDS: '0' }, '/tmp').tools.maxRounds).toBe(0);
+    expect(loadConfig({ KBQA_TOOL_MAX_ROUNDS: '10' }, '/tmp').tools.maxRounds).toBe(10);
   });
 
   it("reports the service's own package version", () => {

@@ -62,8 +62,11 @@ export interface AppConfig {
         timeoutMs: number;
         idleTimeoutMs: number;
       };
-  /** HTTP tools (docs/api.md, "Tools"): time limit of one call, and its response size cap. */
-  tools: { timeoutMs: number; maxBytes: number };
+  /**
+   * HTTP tools (docs/api.md, "Tools"): time limit of one call, its response size cap, and how
+   * many rounds of tool calls a chat answer may make (0: the model is offered no tools).
+   */
+  tools: { timeoutMs: number; maxBytes: number; maxRounds: number };
   web: {
     allowPrivateHosts: string[];
     userAgent: string;
@@ -189,6 +192,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tools: {
       timeoutMs: duration(env, 'KBQA_TOOL_TIMEOUT', 10_000, 100),
       maxBytes: int(env, 'KBQA_TOOL_MAX_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+      maxRounds: int(env, 'KBQA_TOOL_MAX_ROUNDS', 3, 0, 10),
     },
     web: {
       allowPrivateHosts: list(env, 'KBQA_ALLOW_PRIVATE_HOSTS', []),

@@ -1,6 +1,7 @@
 import { IsIn, IsInt, IsOptional } from 'class-validator';
 import type { MessageEntity } from '@kbqa/store-sqlite';
 import { KeyDto } from '../common/key.dto';
+import type { ToolUsage } from '../chat/chat.dto';
 import { IsCalendarDay, IsLooseId } from '../common/validators';
 
 export class NewConversationDto extends KeyDto {}
@@ -41,6 +42,8 @@ export interface MessageResponse {
   timestamp: string;
   message: string;
   rating_value: number;
+  /** The answer's tool calls (always [] for a Human message). */
+  tools_used: ToolUsage[];
 }
 
 export interface ExportedMessageResponse {
@@ -50,6 +53,8 @@ export interface ExportedMessageResponse {
   timestamp: string;
   human_query: string;
   ai_response: string;
+  /** The answer's tool calls. */
+  tools_used: ToolUsage[];
 }
 
 export function mapMessage(m: MessageEntity): MessageResponse {
@@ -60,5 +65,17 @@ export function mapMessage(m: MessageEntity): MessageResponse {
     timestamp: m.createdAt,
     message: m.text,
     rating_value: m.ratingValue,
+    tools_used: parseToolsUsed(m.toolsUsed),
   };
+}
+
+/** The stored JSON column; [] for anything unreadable (a message stored before tools were recorded has '[]'). */
+export function parseToolsUsed(stored: string | null | undefined): ToolUsage[] {
+  if (!stored) return [];
+  try {
+    const value = JSON.parse(stored) as unknown;
+    return Array.isArray(value) ? (value as ToolUsage[]) : [];
+  } catch {
+    return [];
+  }
 }

@@ -3,7 +3,7 @@ import { KbqaError, type RequestRecords } from '@kbqa/core';
 import { ConversationEntity, MessageEntity, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
-import type { ExportedMessageResponse } from './conversations.dto';
+import { type ExportedMessageResponse, parseToolsUsed } from './conversations.dto';
 
 export interface StoredSource {
   chunk_id: number;
@@ -73,7 +73,7 @@ export class ConversationsService {
     });
   }
 
-  /** Stores an answer (partial when `complete` is false); returns the message id. */
+  /** Stores an answer (partial when `complete` is false) with its tool calls; returns the message id. */
   async addAi(
     projectId: number,
     conversationId: number,
@@ -81,6 +81,7 @@ export class ConversationsService {
     text: string,
     sources: StoredSource[],
     complete: boolean,
+    toolsUsed: unknown[] = [],
   ): Promise<number> {
     return this.records.addMessage({
       projectId,
@@ -90,6 +91,7 @@ export class ConversationsService {
       replyTo,
       sources,
       complete,
+      toolsUsed,
     });
   }
 
@@ -122,6 +124,7 @@ export class ConversationsService {
       timestamp: p.timestamp,
       human_query: p.humanQuery,
       ai_response: p.aiResponse,
+      tools_used: parseToolsUsed(p.toolsUsed),
     }));
   }
 }

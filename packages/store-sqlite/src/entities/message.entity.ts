@@ -28,6 +28,10 @@ export class MessageEntity {
   @Column('text', { default: '[]' })
   sources!: string;
 
+  /** JSON array of the answer's tool calls: [{id, internal_run_id, tool_name, has_error, date}]. */
+  @Column('text', { name: 'tools_used', default: '[]' })
+  toolsUsed!: string;
+
   @Column('integer', { name: 'rating_value', default: 0 })
   ratingValue!: number;
 

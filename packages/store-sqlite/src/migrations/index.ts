@@ -10,6 +10,7 @@ import { ProjectOrigins1733700000000 } from './1733700000000-project-origins';
 import { AdminData1733800000000 } from './1733800000000-admin-data';
 import { DashboardSessions1733900000000 } from './1733900000000-dashboard-sessions';
 import { Tools1734000000000 } from './1734000000000-tools';
+import { ToolSources1734200000000 } from './1734200000000-tool-sources';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   AdminData1733800000000,
   DashboardSessions1733900000000,
   Tools1734000000000,
+  ToolSources1734200000000,
 ];

@@ -1,5 +1,5 @@
 import { parseToolDefinition } from './tool-definition';
-import { toolName, toolsFromOpenApi } from './openapi-import';
+import { parseOpenApiText, toolName, toolsFromOpenApi } from './openapi-import';
 
 const PETSTORE = {
   openapi: '3.0.3',
@@ -159,7 +159,7 @@ describe(toolsFromOpenApi.name, () => {
 
   it('refuses what is not an OpenAPI 3 document', () => {
     expect(() => toolsFromOpenApi({ swagger: '2.0', paths: {} })).toThrow(/Swagger 2/);
-    expect(() => toolsFromOpenApi([])).toThrow(/JSON object/);
+    expect(() => toolsFromOpenApi([])).toThrow(/must be an object/);
   });
 });
 
@@ -168,5 +168,18 @@ describe(toolName.name, () => {
     expect(toolName('pets.list-all v2')).toBe('pets_list-all_v2');
     expect(toolName('x'.repeat(80))).toHaveLength(64);
     expect(toolName('...')).toBeUndefined();
+  });
+});
+
+describe(parseOpenApiText.name, () => {
+  it('reads JSON and YAML, and refuses what is neither without quoting it', () => {
+    expect(parseOpenApiText('{"openapi":"3.0.0"}')).toEqual({ openapi: '3.0.0' });
+    expect(parseOpenApiText('openapi: 3.1.0\npaths:\n  /x: {}\n')).toEqual({
+      openapi: '3.1.0',
+      paths: { '/x': {} },
+    });
+    expect(() => parseOpenApiText('a: [b\nsecret-ish: {')).toThrow(
+      'the OpenAPI document is neither valid JSON nor valid YAML',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { KbqaError } from '@kbqa/core';
+import { JSON_SCHEMA, load } from 'js-yaml';
 
 /** One operation of the document that did not become a tool, and why. */
 export interface SkippedOperation {
@@ -253,6 +254,22 @@ function convertOperation(
   };
 }
 
+/** An OpenAPI document from its text, JSON or YAML; BAD_REQUEST when it is neither. */
+export function parseOpenApiText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // YAML is a superset of JSON: a document that is not JSON gets its second chance here.
+  }
+  try {
+    // JSON_SCHEMA: no YAML-only types (dates, binary), so the result is what the JSON would be.
+    return load(text, { schema: JSON_SCHEMA });
+  } catch {
+    // Not the parser's message: it quotes the text.
+    throw new KbqaError('BAD_REQUEST', 'the OpenAPI document is neither valid JSON nor valid YAML');
+  }
+}
+
 /**
  * Turns each operation of an OpenAPI 3 document into an HTTP tool definition (docs/api.md, "Tools",
  * "Import from OpenAPI"). Pure: no I/O. Throws BAD_REQUEST when the input is not an OpenAPI 3
@@ -262,7 +279,8 @@ export function toolsFromOpenApi(
   input: unknown,
   options: OpenApiImportOptions = {},
 ): { tools: ImportedTool[]; skipped: SkippedOperation[] } {
-  if (!isObject(input)) throw new KbqaError('BAD_REQUEST', 'the OpenAPI document must be a JSON object');
+  if (!isObject(input))
+    throw new KbqaError('BAD_REQUEST', 'the OpenAPI document must be an object (JSON or YAML)');
   if (typeof input.openapi !== 'string' || !input.openapi.startsWith('3.')) {
     throw new KbqaError(
       'BAD_REQUEST',

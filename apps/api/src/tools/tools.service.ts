@@ -6,8 +6,10 @@ import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
+import { parseOpenApiText, toolsFromOpenApi, type SkippedOperation } from './openapi-import';
 import {
   maskHeaders,
+  parseHeaders,
   parseToolDefinition,
   SECRET_MASK,
   type ToolDefinition,
@@ -47,6 +49,27 @@ export interface ChatTool {
   /** Never throws: a failing tool is a result with `has_error` and an error text. */
   run(args: unknown): Promise<ToolRunResult>;
 }
+
+/** `POST /admin/v1/projects/:id/tools/import-openapi` (docs/api.md, "Import from OpenAPI"). */
+export interface OpenApiImportInput {
+  /** The document: a JSON object, or its text (JSON or YAML). */
+  document?: unknown;
+  /** Where to fetch the document, through the tools' fetcher (same address policy). */
+  url?: string;
+  /** Set on every created tool; secrets like any tool header. */
+  headers?: unknown;
+  public?: boolean;
+  /** Only these operationIds. */
+  operations?: string[];
+}
+
+export interface OpenApiImportResult {
+  tools: ToolView[];
+  skipped: SkippedOperation[];
+}
+
+/** A document is read whole: this bounds what one import may pull into memory. */
+const OPENAPI_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Builds the tools' fetcher: the loaders' address policy and allowlist, no retries, the tool time limit. */
 export function createToolFetcher(config: AppConfig): SafeFetcher {
@@ -170,6 +193,70 @@ export class ToolsService implements OnModuleDestroy {
   async delete(id: number): Promise<void> {
     const row = await this.entity(id);
     await this.tools.delete({ id: row.id });
+  }
+
+  /**
+   * Creates one HTTP tool per operation of an OpenAPI 3 document. Operations that cannot become a
+   * tool, and names the project already has (never overwritten), come back in `skipped`.
+   */
+  async importOpenApi(projectId: number, input: OpenApiImportInput): Promise<OpenApiImportResult> {
+    await this.projects.getProject(projectId);
+    if ((input.document === undefined) === (input.url === undefined)) {
+      throw new KbqaError('BAD_REQUEST', 'give either document or url');
+    }
+    const headers = parseHeaders(input.headers);
+    let document = input.document;
+    if (input.url !== undefined) document = await this.fetchDocument(input.url);
+    else if (typeof document === 'string') document = parseOpenApiText(document);
+    const { tools, skipped } = toolsFromOpenApi(document, {
+      documentUrl: input.url,
+      operations: input.operations,
+      headerNames: Object.keys(headers),
+    });
+    const created: ToolView[] = [];
+    for (const tool of tools) {
+      const name = tool.definition.name;
+      if (await this.tools.exist({ where: { projectId, name } })) {
+        skipped.push({
+          operation: tool.operation,
+          name,
+          reason: `the project already has a tool named ${name}; not overwritten`,
+        });
+        continue;
+      }
+      let def: ToolDefinition;
+      try {
+        def = parseToolDefinition({ ...tool.definition, headers, public: input.public ?? false });
+      } catch (e) {
+        skipped.push({ operation: tool.operation, name, reason: e instanceof Error ? e.message : String(e) });
+        continue;
+      }
+      const now = nowTimestamp();
+      const row = this.tools.create({ projectId, ...columns(def), createdAt: now, updatedAt: now });
+      created.push(view(await this.tools.save(row)));
+    }
+    this.logger.log(
+      `project ${projectId}: imported ${created.length} tool(s) from OpenAPI, skipped ${skipped.length}`,
+    );
+    return { tools: created, skipped };
+  }
+
+  private async fetchDocument(url: string): Promise<unknown> {
+    try {
+      const res = await this.fetcher.fetch(url, {
+        accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
+        maxBytes: OPENAPI_MAX_BYTES,
+        ignoreRobots: true,
+      });
+      if (res.status < 200 || res.status >= 300) {
+        throw new KbqaError('BAD_REQUEST', `could not fetch the OpenAPI document: HTTP ${res.status}`);
+      }
+      return parseOpenApiText(res.body.toString('utf8'));
+    } catch (e) {
+      if (e instanceof KbqaError && e.code === 'BAD_REQUEST') throw e;
+      const message = e instanceof Error ? e.message : String(e);
+      throw new KbqaError('BAD_REQUEST', `could not fetch the OpenAPI document: ${message}`);
+    }
   }
 
   /** Calls the tool with these arguments, as a chat would; secrets are redacted from the result. */

@@ -46,4 +46,14 @@ describe(createGuardedFetch.name, () => {
     });
     expect(hits).toBe(0);
   });
+
+  it('ends a response larger than the cap with an error', async () => {
+    const server = await startServer((_req, res) => res.end('x'.repeat(5000)));
+    servers.push(server);
+    const fetch = createGuardedFetch(new AddressPolicy({ allowPrivateHosts: [server.hostPort] }), {
+      maxResponseBytes: 1000,
+    });
+    const res = await fetch(server.origin);
+    await expect(res.text()).rejects.toThrow();
+  });
 });

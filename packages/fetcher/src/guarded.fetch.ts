@@ -17,6 +17,8 @@ export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Re
 export interface GuardedFetchOptions {
   /** DNS resolution plus TCP and TLS handshake. Default 10 s. */
   connectTimeoutMs?: number;
+  /** A response body larger than this ends in a TOO_LARGE error. Default 10 MiB. */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -24,10 +26,11 @@ export interface GuardedFetchOptions {
  * address policy as {@link SafeFetcher}: every request's host is resolved and checked, and the
  * socket connects to exactly the checked addresses, so DNS rebinding has no window. Redirects are
  * not followed (the caller sees the 3xx and, if it follows, comes back through this check).
- * No size cap or robots.txt: the caller bounds what it reads.
+ * No robots.txt: the caller is a client of an API the operator configured.
  */
 export function createGuardedFetch(policy: AddressPolicy, options: GuardedFetchOptions = {}): GuardedFetch {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const maxBytes = options.maxResponseBytes ?? 10 * 1024 * 1024;
   return async (input, init = {}) => {
     let url: URL;
     try {
@@ -38,7 +41,7 @@ export function createGuardedFetch(policy: AddressPolicy, options: GuardedFetchO
     const signal = init.signal ?? undefined;
     const addresses = await policy.resolve(url, signal);
     const body = await bodyBuffer(init.body);
-    return exchange(url, addresses, init, body, signal, connectTimeoutMs);
+    return exchange(url, addresses, init, body, signal, { connectTimeoutMs, maxBytes });
   };
 }
 
@@ -55,7 +58,7 @@ function exchange(
   init: RequestInit,
   body: Buffer | undefined,
   signal: AbortSignal | undefined,
-  connectTimeoutMs: number,
+  { connectTimeoutMs, maxBytes }: { connectTimeoutMs: number; maxBytes: number },
 ): Promise<Response> {
   const shown = displayUrl(url);
   const isHttps = url.protocol === 'https:';
@@ -115,6 +118,13 @@ function exchange(
         if (value === undefined) continue;
         for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v);
       }
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxBytes) {
+          res.destroy(new KbqaError('TOO_LARGE', `response of ${shown} is larger than ${maxBytes} bytes`));
+        }
+      });
       const status = res.statusCode ?? 0;
       const noBody = status === 204 || status === 304 || init.method === 'HEAD';
       if (noBody) res.resume();

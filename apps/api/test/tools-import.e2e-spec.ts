@@ -297,6 +297,7 @@ describe('Tools import from OpenAPI (e2e)', () => {
       for (const o of [fromFile.stdout, fromFile.stderr, fromUrl.stdout, fromUrl.stderr]) {
         expect(o).not.toContain(SECRET);
       }
-    });
+      // Three CLI runs, each booting the app: slow on a loaded two-core machine.
+    }, 90_000);
   });
 });

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ProjectsModule } from '../projects/projects.module';
+import { ToolSourcesService } from './tool-sources.service';
 import { ToolsService } from './tools.service';
 
-/** HTTP tool definitions per project: managed by the operator API and the CLI. */
+/** HTTP tool definitions and MCP tool sources per project: managed by the operator API and the CLI. */
 @Module({
   imports: [ProjectsModule],
-  providers: [ToolsService],
-  exports: [ToolsService],
+  providers: [ToolsService, ToolSourcesService],
+  exports: [ToolsService, ToolSourcesService],
 })
 export class ToolsModule {}

@@ -16,6 +16,7 @@ import {
   type ToolMethod,
 } from './tool-definition';
 import { ToolRunner, type ToolRunResult } from './tool.runner';
+import { ToolSourcesService } from './tool-sources.service';
 
 /** The setting that refusals of private addresses name (the same as the loaders'). */
 const ALLOWLIST_SETTING = 'KBQA_ALLOW_PRIVATE_HOSTS';
@@ -100,6 +101,7 @@ export class ToolsService implements OnModuleDestroy {
     @Inject(DATA_SOURCE) dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly projects: ProjectsService,
+    private readonly sources: ToolSourcesService,
   ) {
     this.tools = dataSource.getRepository(ToolEntity);
     this.fetcher = createToolFetcher(config);
@@ -128,11 +130,16 @@ export class ToolsService implements OnModuleDestroy {
     return (await this.tools.find({ where, order: { id: 'ASC' } })).map(view);
   }
 
-  /** {@link usableInChat} as callable tools, for the chat loop. */
+  /**
+   * {@link usableInChat} as callable tools, for the chat loop, followed by the tools of the
+   * project's MCP sources (public ones only for an anon key), listed live from their servers: a
+   * source that cannot be listed is logged and left out, and a source tool whose name an HTTP
+   * tool has is offered as `<source>_<tool>` (see ToolSourcesService.chatTools).
+   */
   async chatTools(projectId: number, keyKind: 'server' | 'anon'): Promise<ChatTool[]> {
     const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
     const rows = await this.tools.find({ where, order: { id: 'ASC' } });
-    return rows.map((row) => {
+    const http: ChatTool[] = rows.map((row) => {
       const def = definition(row);
       return {
         name: def.name,
@@ -141,6 +148,8 @@ export class ToolsService implements OnModuleDestroy {
         run: (args: unknown) => this.runner.run(def, args),
       };
     });
+    const fromSources = await this.sources.chatTools(projectId, keyKind, new Set(http.map((t) => t.name)));
+    return [...http, ...fromSources];
   }
 
   async show(id: number): Promise<ToolView> {

@@ -332,6 +332,7 @@ describe('Tools (e2e)', () => {
         tools: [],
       });
       for (const o of outputs) expect(o).not.toContain(SECRET);
-    });
+      // Nine CLI runs, each booting the app: over 30 s on a loaded two-core machine.
+    }, 120_000);
   });
 });

@@ -1,7 +1,5 @@
 import { KbqaError } from '@kbqa/core';
 import type { GuardedFetch } from '@kbqa/fetcher';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { redactSecrets } from './tool-definition';
 import type { ToolRunResult } from './tool.runner';
 
@@ -24,6 +22,14 @@ export interface McpToolInfo {
 /** listTools pages are followed this far: a server listing more is cut, not followed forever. */
 const MAX_LIST_PAGES = 10;
 
+/** Loaded on first use: the SDK's client side costs every CLI command a second of start-up otherwise. */
+const loadSdk = () =>
+  Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  ]);
+type Client = InstanceType<Awaited<ReturnType<typeof loadSdk>>[0]['Client']>;
+
 /**
  * Opens a session with the server, runs `fn`, and closes it, all within `timeoutMs`. A session
  * per use keeps nothing open between chats, at the price of one `initialize` round trip.
@@ -33,6 +39,7 @@ async function withClient<T>(
   timeoutMs: number,
   fn: (client: Client, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
+  const [{ Client }, { StreamableHTTPClientTransport }] = await loadSdk();
   const signal = AbortSignal.timeout(timeoutMs);
   const transport = new StreamableHTTPClientTransport(new URL(conn.url), {
     fetch: conn.fetch,

@@ -122,6 +122,11 @@ describe('Tool sources (e2e)', () => {
       public: false,
     });
     sourceId = res.body.id as number;
+    const [row] = await t.query<{ headers: string }>('SELECT headers FROM tool_sources WHERE id = ?', [
+      sourceId,
+    ]);
+    expect(row!.headers).toMatch(/"value":"enc:v1:/);
+    expect(row!.headers).not.toContain(SECRET);
     const list = await call('get', `/admin/v1/projects/${projectId}/tool-sources`);
     expect(list.body.tool_sources).toEqual([res.body]);
   });

@@ -8,6 +8,7 @@ import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
 import { callMcpTool, listMcpTools, type McpConnection, type McpToolInfo } from './mcp-client';
 import { toolName } from './openapi-import';
+import { SecretBox } from './secret-box';
 import { maskHeaders, parseHeaders, redactSecrets } from './tool-definition';
 import type { ChatTool } from './tools.service';
 
@@ -58,6 +59,7 @@ export class ToolSourcesService {
     @Inject(DATA_SOURCE) dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly projects: ProjectsService,
+    private readonly box: SecretBox,
   ) {
     this.sources = dataSource.getRepository(ToolSourceEntity);
     const connectTimeoutMs = Math.min(config.tools.timeoutMs, 10_000);
@@ -101,7 +103,7 @@ export class ToolSourcesService {
       kind: input.kind,
       name,
       url: url.href,
-      headers: Object.entries(headers).map(([n, value]) => ({ name: n, value })),
+      headers: Object.entries(headers).map(([n, value]) => ({ name: n, value: this.box.seal(value) })),
       isPublic: input.public ?? false,
       createdAt: now,
       updatedAt: now,
@@ -140,18 +142,22 @@ export class ToolSourcesService {
     const listed = await Promise.all(
       rows.map(async (row) => {
         try {
-          return await listMcpTools(this.connection(row), listTimeout);
+          const conn = this.connection(row);
+          return { conn, tools: await listMcpTools(conn, listTimeout) };
         } catch (e) {
           this.logger.warn(
             `tool source ${row.name}: skipped, could not list its tools (${this.reason(e, row)})`,
           );
-          return [];
+          return undefined;
         }
       }),
     );
     const out: ChatTool[] = [];
     rows.forEach((row, i) => {
-      for (const tool of listed[i] ?? []) {
+      const found = listed[i];
+      if (found === undefined) return;
+      const { conn } = found;
+      for (const tool of found.tools) {
         const own = toolName(tool.name);
         const prefixed = toolName(`${row.name}_${tool.name}`);
         const name = own !== undefined && !taken.has(own) ? own : prefixed;
@@ -160,7 +166,6 @@ export class ToolSourcesService {
           continue;
         }
         taken.add(name);
-        const conn = this.connection(row);
         out.push({
           name,
           description: tool.description,
@@ -212,7 +217,7 @@ export class ToolSourcesService {
   private connection(row: ToolSourceEntity): McpConnection {
     return {
       url: row.url,
-      headers: Object.fromEntries(row.headers.map((h) => [h.name, h.value])),
+      headers: Object.fromEntries(row.headers.map((h) => [h.name, this.box.open(h.value)])),
       fetch: this.fetch,
       clientVersion: this.config.version,
     };
@@ -221,10 +226,14 @@ export class ToolSourcesService {
   /** An error's message with the source's header values masked: it may echo a request. */
   private reason(e: unknown, row: ToolSourceEntity): string {
     const message = e instanceof Error ? e.message : String(e);
-    return redactSecrets(
-      message,
-      row.headers.map((h) => h.value),
-    );
+    const secrets = row.headers.flatMap((h) => {
+      try {
+        return [this.box.open(h.value)];
+      } catch {
+        return [];
+      }
+    });
+    return redactSecrets(message, secrets);
   }
 
   private async entity(id: number): Promise<ToolSourceEntity> {

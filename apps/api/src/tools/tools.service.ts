@@ -16,6 +16,7 @@ import {
   type ToolMethod,
 } from './tool-definition';
 import { ToolRunner, type ToolRunResult } from './tool.runner';
+import { SecretBox } from './secret-box';
 import { ToolSourcesService } from './tool-sources.service';
 
 /** The setting that refusals of private addresses name (the same as the loaders'). */
@@ -102,6 +103,7 @@ export class ToolsService implements OnModuleDestroy {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly projects: ProjectsService,
     private readonly sources: ToolSourcesService,
+    private readonly box: SecretBox,
   ) {
     this.tools = dataSource.getRepository(ToolEntity);
     this.fetcher = createToolFetcher(config);
@@ -139,15 +141,22 @@ export class ToolsService implements OnModuleDestroy {
   async chatTools(projectId: number, keyKind: 'server' | 'anon'): Promise<ChatTool[]> {
     const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
     const rows = await this.tools.find({ where, order: { id: 'ASC' } });
-    const http: ChatTool[] = rows.map((row) => {
-      const def = definition(row);
-      return {
-        name: def.name,
-        description: def.description,
-        parameters: def.parameters,
-        run: (args: unknown) => this.runner.run(def, args),
-      };
-    });
+    const http: ChatTool[] = rows.map((row) => ({
+      name: row.name,
+      description: row.description,
+      parameters: row.parameters,
+      // Secrets are opened at call time: one that does not open fails that call, not the chat.
+      run: async (args: unknown) => {
+        let def: ToolDefinition;
+        try {
+          def = definition(row, this.box);
+        } catch (e) {
+          const error = e instanceof Error ? e.message : String(e);
+          return { ok: false, status: null, output: '', has_error: true, error };
+        }
+        return this.runner.run(def, args);
+      },
+    }));
     const fromSources = await this.sources.chatTools(projectId, keyKind, new Set(http.map((t) => t.name)));
     return [...http, ...fromSources];
   }
@@ -161,7 +170,7 @@ export class ToolsService implements OnModuleDestroy {
     const def = parseToolDefinition(input);
     await this.assertNameFree(projectId, def.name);
     const now = nowTimestamp();
-    const row = this.tools.create({ projectId, ...columns(def), createdAt: now, updatedAt: now });
+    const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
     return view(await this.tools.save(row));
   }
 
@@ -173,7 +182,7 @@ export class ToolsService implements OnModuleDestroy {
     // A DTO may carry its absent fields as own properties set to undefined.
     const patch = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     const row = await this.entity(id);
-    const current = definition(row);
+    const current = definition(row, this.box);
     let headers: unknown = current.headers;
     if (patch.headers !== undefined) {
       headers = patch.headers;
@@ -195,7 +204,7 @@ export class ToolsService implements OnModuleDestroy {
     if (patch.body === null) delete merged.body;
     const def = parseToolDefinition(merged);
     if (def.name !== row.name) await this.assertNameFree(row.projectId, def.name);
-    Object.assign(row, columns(def), { updatedAt: nowTimestamp() });
+    Object.assign(row, columns(def, this.box), { updatedAt: nowTimestamp() });
     return view(await this.tools.save(row));
   }
 
@@ -241,7 +250,7 @@ export class ToolsService implements OnModuleDestroy {
         continue;
       }
       const now = nowTimestamp();
-      const row = this.tools.create({ projectId, ...columns(def), createdAt: now, updatedAt: now });
+      const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
       created.push(view(await this.tools.save(row)));
     }
     this.logger.log(
@@ -271,7 +280,7 @@ export class ToolsService implements OnModuleDestroy {
   /** Calls the tool with these arguments, as a chat would; secrets are redacted from the result. */
   async test(id: number, args: unknown): Promise<ToolRunResult> {
     const row = await this.entity(id);
-    return this.runner.run(definition(row), args);
+    return this.runner.run(definition(row, this.box), args);
   }
 
   private async entity(id: number): Promise<ToolEntity> {
@@ -287,46 +296,50 @@ export class ToolsService implements OnModuleDestroy {
   }
 }
 
-function columns(def: ToolDefinition): Omit<ToolEntity, 'id' | 'projectId' | 'createdAt' | 'updatedAt'> {
+/** The row's columns for a definition; header values sealed. */
+function columns(
+  def: ToolDefinition,
+  box: SecretBox,
+): Omit<ToolEntity, 'id' | 'projectId' | 'createdAt' | 'updatedAt'> {
   return {
     name: def.name,
     description: def.description,
     parameters: def.parameters,
     method: def.method,
     url: def.url,
-    headers: Object.entries(def.headers).map(([name, value]) => ({ name, value })),
+    headers: Object.entries(def.headers).map(([name, value]) => ({ name, value: box.seal(value) })),
     body: def.body === undefined ? null : def.body,
     isPublic: def.public,
   };
 }
 
 /** The stored row as a definition, secrets included: for the runner and for merging patches only. */
-function definition(row: ToolEntity): ToolDefinition {
+function definition(row: ToolEntity, box: SecretBox): ToolDefinition {
   return {
     name: row.name,
     description: row.description,
     parameters: row.parameters,
     method: row.method as ToolMethod,
     url: row.url,
-    headers: Object.fromEntries(row.headers.map((h) => [h.name, h.value])),
+    headers: Object.fromEntries(row.headers.map((h) => [h.name, box.open(h.value)])),
     body: row.body === null ? undefined : row.body,
     public: row.isPublic,
   };
 }
 
+/** The row as the API shows it; header values are masked, so they are never opened here. */
 function view(row: ToolEntity): ToolView {
-  const def = definition(row);
   return {
     id: row.id,
     project_id: row.projectId,
-    name: def.name,
-    description: def.description,
-    parameters: def.parameters,
-    method: def.method,
-    url: def.url,
-    headers: maskHeaders(def.headers),
-    body: def.body ?? null,
-    public: def.public,
+    name: row.name,
+    description: row.description,
+    parameters: row.parameters,
+    method: row.method as ToolMethod,
+    url: row.url,
+    headers: maskHeaders(Object.fromEntries(row.headers.map((h) => [h.name, h.value]))),
+    body: row.body,
+    public: row.isPublic,
     created_at: toIsoUtc(row.createdAt),
     updated_at: toIsoUtc(row.updatedAt),
   };

@@ -56,4 +56,15 @@ describe(createGuardedFetch.name, () => {
     const res = await fetch(server.origin);
     await expect(res.text()).rejects.toThrow();
   });
+
+  it('bounds the connection, not the wait for an answer, by the connect timeout', async () => {
+    const server = await startServer((_req, res) => {
+      setTimeout(() => res.end('late'), 300);
+    });
+    servers.push(server);
+    const fetch = createGuardedFetch(new AddressPolicy({ allowPrivateHosts: [server.hostPort] }), {
+      connectTimeoutMs: 100,
+    });
+    expect(await (await fetch(server.origin)).text()).toBe('late');
+  });
 });

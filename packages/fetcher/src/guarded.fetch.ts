@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupAddress } from 'node:dns';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { KbqaError } from '@kbqa/core';
 import {
@@ -102,6 +103,10 @@ function exchange(
       () => fail(new KbqaError('TIMEOUT', `connection to ${shown} timed out after ${connectTimeoutMs} ms`)),
       connectTimeoutMs,
     );
+    // The timer bounds the connection only: once connected, the caller's signal bounds the wait.
+    req.on('socket', (socket: Socket) => {
+      socket.once(isHttps ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (settled) return;
       const why = error.code === 'ECONNREFUSED' ? 'connection refused' : 'network error';

@@ -1,15 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { intArg, UsageError } from './cli-args';
 import type { ToolRunResult } from './tools/tool.runner';
+import type { ToolSourcesService, ToolSourceView } from './tools/tool-sources.service';
 import type { ToolsService, ToolView } from './tools/tools.service';
 
-/** `kbqa tools …`: add, list, remove, test. Header values are never printed (masked or redacted). */
+/**
+ * `kbqa tools …`: add, list, remove, test, import, and `sources …`. Header values are never
+ * printed (masked or redacted).
+ */
 export async function toolsCommand(
   tools: ToolsService,
-  action: string | undefined,
-  arg: string | undefined,
+  sources: ToolSourcesService,
+  args: readonly string[],
   flags: Map<string, string | true>,
 ): Promise<{ text: string; json: unknown }> {
+  const [action, arg] = args;
   if (action === 'add') {
     const projectId = intArg(flags.get('project'), '--project');
     const file = flags.get('file');
@@ -40,16 +45,103 @@ export async function toolsCommand(
     if (result.has_error) process.exitCode = 1;
     return { text: describeRun(result), json: result };
   }
+  if (action === 'import') {
+    const projectId = intArg(flags.get('project'), '--project');
+    const from = flags.get('openapi');
+    if (typeof from !== 'string') throw new UsageError('tools import needs --openapi <file-or-url>');
+    const operations = flags.get('operations');
+    if (operations === true)
+      throw new UsageError('--operations needs a comma-separated list of operationIds');
+    const result = await tools.importOpenApi(projectId, {
+      ...(/^https?:\/\//i.test(from) ? { url: from } : { document: await readText(from) }),
+      headers: headerFlags(flags.get('header')),
+      public: flags.has('public'),
+      operations: operations?.split(',').map((o) => o.trim()),
+    });
+    const text = [
+      ...result.tools.map((t) => `created ${line(t)}`),
+      ...result.skipped.map((s) => `skipped ${s.operation}: ${s.reason}`),
+    ];
+    return { text: text.join('\n') || 'the document has no operations', json: result };
+  }
+  if (action === 'sources') return sourcesCommand(sources, args.slice(1), flags);
   throw new UsageError(`unknown command: tools ${action ?? ''}`.trim());
 }
 
-async function readDefinition(file: string): Promise<unknown> {
-  let text: string;
+/** `kbqa tools sources add|list|remove|tools`. */
+async function sourcesCommand(
+  sources: ToolSourcesService,
+  [action, arg]: readonly string[],
+  flags: Map<string, string | true>,
+): Promise<{ text: string; json: unknown }> {
+  if (action === 'add') {
+    const projectId = intArg(flags.get('project'), '--project');
+    const url = flags.get('mcp');
+    if (typeof url !== 'string') throw new UsageError('tools sources add needs --mcp <url>');
+    const name = flags.get('name');
+    if (name === true) throw new UsageError('--name needs a value');
+    const source = await sources.create(projectId, {
+      kind: 'mcp',
+      url,
+      headers: headerFlags(flags.get('header')),
+      public: flags.has('public'),
+      name,
+    });
+    return {
+      text: `added tool source ${source.id} "${source.name}" to project ${source.project_id}`,
+      json: source,
+    };
+  }
+  if (action === 'list') {
+    const list = await sources.list(intArg(flags.get('project'), '--project'));
+    return { text: list.map(sourceLine).join('\n') || 'no tool sources', json: { tool_sources: list } };
+  }
+  if (action === 'remove') {
+    const id = intArg(arg, 'tool source id');
+    await sources.delete(id);
+    return { text: `tool source ${id} removed`, json: { id, deleted: true } };
+  }
+  if (action === 'tools') {
+    const list = await sources.liveTools(intArg(arg, 'tool source id'));
+    return {
+      text: list.map((t) => `${t.name}\t${t.description.split('\n')[0] ?? ''}`).join('\n') || 'no tools',
+      json: { tools: list },
+    };
+  }
+  throw new UsageError(`unknown command: tools sources ${action ?? ''}`.trim());
+}
+
+function sourceLine(s: ToolSourceView): string {
+  const headers = Object.entries(s.headers).map(([h, v]) => `${h}: ${v}`);
+  return [s.id, s.name, s.kind, s.url, s.public ? 'public' : 'private', headers.join(', ')]
+    .filter((f) => f !== '')
+    .join('\t');
+}
+
+async function readText(file: string): Promise<string> {
   try {
-    text = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch {
     throw new UsageError(`cannot read ${file}`);
   }
+}
+
+/** `--header 'Name: value'` flags (repeats joined by line breaks) as a header map. */
+export function headerFlags(raw: string | true | undefined): Record<string, string> {
+  if (raw === undefined) return {};
+  if (raw === true) throw new UsageError("--header needs 'Name: value'");
+  const headers: Record<string, string> = {};
+  for (const entry of raw.split('\n')) {
+    const colon = entry.indexOf(':');
+    // The entry is not echoed: its value is a secret.
+    if (colon <= 0) throw new UsageError("--header needs 'Name: value'");
+    headers[entry.slice(0, colon).trim()] = entry.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+async function readDefinition(file: string): Promise<unknown> {
+  const text = await readText(file);
   try {
     return JSON.parse(text);
   } catch {

@@ -15,6 +15,7 @@ import { toolsCommand } from './cli-tools';
 import { intArg, UsageError } from './cli-args';
 import { IndexesService } from './indexes/indexes.service';
 import { ProjectsService } from './projects/projects.service';
+import { ToolSourcesService } from './tools/tool-sources.service';
 import { ToolsService } from './tools/tools.service';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
@@ -48,6 +49,14 @@ const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
   tools list --project <id>                 a project's tools
   tools remove <tool-id>                    delete a tool
   tools test <tool-id> --args '<json>'      call a tool with these arguments and print its output
+  tools import --project <id> --openapi <file-or-url> [--header 'Name: value']… [--public]
+               [--operations id,id…]       one tool per operation of an OpenAPI 3 document (JSON or
+                                            YAML); prints what was created and what was skipped, and why
+  tools sources add --project <id> --mcp <url> [--header 'Name: value']… [--public] [--name <name>]
+                                            add an MCP server (Streamable HTTP) whose tools chats may call
+  tools sources list --project <id>         a project's tool sources
+  tools sources tools <source-id>           the source's tools, listed live from its server
+  tools sources remove <source-id>          remove a tool source
   models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
@@ -67,11 +76,18 @@ function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, s
     if (arg.startsWith('--')) {
       const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
       const next = argv[i + 1];
-      if (inline !== undefined) flags.set(name, inline);
+      let value: string | true = true;
+      if (inline !== undefined) value = inline;
       else if (name !== 'json' && next !== undefined && !next.startsWith('--')) {
-        flags.set(name, next);
+        value = next;
         i++;
-      } else flags.set(name, true);
+      }
+      const prev = flags.get(name);
+      // `--header` may repeat; a header line cannot hold a line break, so one joins them safely.
+      if (name === 'header' && typeof prev === 'string' && typeof value === 'string') {
+        value = `${prev}\n${value}`;
+      }
+      flags.set(name, value);
     } else positional.push(arg);
   }
   return { positional, flags };
@@ -209,7 +225,9 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     }
     if (group === 'tasks' && action === 'show') return showTask(ctx, intArg(arg, 'task id'));
     if (group === 'indexes') return indexesCommand(ctx.get(IndexesService), action, arg, flags);
-    if (group === 'tools') return toolsCommand(ctx.get(ToolsService), action, arg, flags);
+    if (group === 'tools') {
+      return toolsCommand(ctx.get(ToolsService), ctx.get(ToolSourcesService), positional.slice(1), flags);
+    }
     if (group === 'keys' && action === 'revoke') {
       const k = await projects.revokeKey(intArg(arg, 'key id'));
       return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };

@@ -70,6 +70,11 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['patch', '/admin/v1/tools/{id}', { description: 'refused' }],
   ['delete', '/admin/v1/tools/{id}', undefined],
   ['post', '/admin/v1/tools/{id}/test', { args: {} }],
+  ['post', '/admin/v1/projects/{id}/tools/import-openapi', { document: { openapi: '3.0.0', paths: {} } }],
+  ['get', '/admin/v1/projects/{id}/tool-sources', undefined],
+  ['post', '/admin/v1/projects/{id}/tool-sources', { kind: 'mcp', url: 'https://mcp.example.com/mcp' }],
+  ['get', '/admin/v1/tool-sources/{id}/tools', undefined],
+  ['delete', '/admin/v1/tool-sources/{id}', undefined],
 ];
 
 /** Runs the built CLI; never throws on a non-zero exit. */

@@ -1,7 +1,7 @@
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import { execFile } from 'node:child_process';
 import type { IncomingMessage } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -277,6 +277,25 @@ describe('Tools (e2e)', () => {
     expect(after.body).toEqual({ error: `tool ${created.body.id} does not exist`, code: 'NOT_FOUND' });
   });
 
+  it('stores header values sealed, and still uses a plaintext value stored before sealing', async () => {
+    const rows = await t.query<{ id: number; headers: string }>(
+      "SELECT id, headers FROM tools WHERE name = 'lookup'",
+    );
+    const stored = JSON.parse(rows[0]!.headers) as Array<{ name: string; value: string }>;
+    expect(stored[0]).toEqual({ name: 'X-Api-Key', value: expect.stringMatching(/^enc:v1:/) as unknown });
+    expect(rows[0]!.headers).not.toContain(SECRET);
+    expect(readFileSync(join(t.dataDir, 'secret.key'), 'utf8')).toMatch(/^[0-9a-f]{64}\n$/);
+
+    await t.query('UPDATE tools SET headers = ? WHERE id = ?', [
+      JSON.stringify([{ name: 'X-Api-Key', value: SECRET }]),
+      rows[0]!.id,
+    ]);
+    received.length = 0;
+    const res = await call('post', `/admin/v1/tools/${rows[0]!.id}/test`, { args: { q: 'old' } });
+    expect(res.body).toMatchObject({ ok: true, has_error: false });
+    expect(received[0]?.apiKey).toBe(SECRET);
+  });
+
   it('never showed the secret in any response of a tools route', () => {
     expect(seen.length).toBeGreaterThan(10);
     for (const text of seen) expect(text).not.toContain(SECRET);
@@ -332,6 +351,7 @@ describe('Tools (e2e)', () => {
         tools: [],
       });
       for (const o of outputs) expect(o).not.toContain(SECRET);
-    });
+      // Nine CLI runs, each booting the app: over 30 s on a loaded two-core machine.
+    }, 120_000);
   });
 });

@@ -8,3 +8,4 @@ export {
   type ResolvedAddress,
 } from './address.policy';
 export { parseRobots, productToken, type RobotsRules } from './robots.rules';
+export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from './guarded.fetch';

@@ -21,6 +21,7 @@ import { AdminSourcesController } from './sources.controller';
 import { AdminSourcesService } from './sources.service';
 import { AdminTaughtController } from './taught.controller';
 import { AdminToolsController } from './tools.controller';
+import { AdminToolSourcesController } from './tool-sources.controller';
 import { ToolsModule } from '../tools/tools.module';
 
 /**
@@ -50,6 +51,7 @@ import { ToolsModule } from '../tools/tools.module';
     AdminConversationsController,
     AdminAnalyticsController,
     AdminToolsController,
+    AdminToolSourcesController,
   ],
   providers: [AdminTokenService, AdminGuard, DashboardSessionsService, AdminSourcesService, AnalyticsService],
   exports: [AdminTokenService, DashboardSessionsService],

@@ -6,6 +6,8 @@ import { AdminController } from './admin.guard';
 import { DeletedResponse } from './sources.dto';
 import {
   CreateToolDto,
+  ImportOpenApiDto,
+  ImportOpenApiResponse,
   TestToolDto,
   ToolListResponse,
   ToolResponse,
@@ -32,6 +34,17 @@ export class AdminToolsController {
   @ApiNotFoundResponse({ type: ErrorResponse })
   create(@Param() { id }: IdParams, @Body() dto: CreateToolDto): Promise<ToolResponse> {
     return this.tools.create(id, { ...dto });
+  }
+
+  @Post('projects/:id/tools/import-openapi')
+  @ApiOperation({
+    summary:
+      'Create one tool per operation of an OpenAPI 3 document (inline or by URL); skipped operations come back with the reason',
+  })
+  @ApiCreatedResponse({ type: ImportOpenApiResponse })
+  @ApiNotFoundResponse({ type: ErrorResponse })
+  importOpenApi(@Param() { id }: IdParams, @Body() dto: ImportOpenApiDto): Promise<ImportOpenApiResponse> {
+    return this.tools.importOpenApi(id, { ...dto });
   }
 
   @Get('tools/:id')

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { SECRET_MASK, TOOL_METHODS } from '../tools/tool-definition';
 
 const PARAMETERS_EXAMPLE = {
@@ -179,4 +179,63 @@ export class ToolRunResponse {
 
   @ApiPropertyOptional()
   error?: string;
+}
+
+/** `POST /admin/v1/projects/:id/tools/import-openapi`: either `document` or `url`. */
+export class ImportOpenApiDto {
+  @ApiPropertyOptional({
+    description: 'the OpenAPI 3 document: a JSON object, or its text (JSON or YAML)',
+    oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }],
+  })
+  @IsOptional()
+  @Allow()
+  document?: unknown;
+
+  @ApiPropertyOptional({
+    example: 'https://api.example.com/openapi.json',
+    description: 'fetched under the same address policy as tools (KBQA_ALLOW_PRIVATE_HOSTS)',
+  })
+  @IsOptional()
+  @IsString({ message: 'url must be a string' })
+  url?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: `set on every created tool; ${HEADERS_DESCRIPTION}`,
+  })
+  @IsOptional()
+  @IsObject({ message: 'headers must be an object of header name to string value' })
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({ default: false, description: 'anon-key chats may use the created tools' })
+  @IsOptional()
+  @IsBoolean({ message: 'public must be a boolean' })
+  public?: boolean;
+
+  @ApiPropertyOptional({ type: [String], description: 'only these operationIds (default: every operation)' })
+  @IsOptional()
+  @IsArray({ message: 'operations must be an array of operationIds' })
+  @IsString({ each: true, message: 'operations must be an array of operationIds' })
+  operations?: string[];
+}
+
+/** An operation of the document that did not become a tool. */
+export class SkippedOperationResponse {
+  @ApiProperty({ description: 'operationId, else "METHOD /path"' })
+  operation!: string;
+
+  @ApiPropertyOptional({ description: 'the tool name it would have had' })
+  name?: string;
+
+  @ApiProperty()
+  reason!: string;
+}
+
+export class ImportOpenApiResponse {
+  @ApiProperty({ type: [ToolResponse], description: 'the created tools, header values masked' })
+  tools!: ToolResponse[];
+
+  @ApiProperty({ type: [SkippedOperationResponse] })
+  skipped!: SkippedOperationResponse[];
 }

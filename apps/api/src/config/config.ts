@@ -67,6 +67,11 @@ export interface AppConfig {
    * many rounds of tool calls a chat answer may make (0: the model is offered no tools).
    */
   tools: { timeoutMs: number; maxBytes: number; maxRounds: number };
+  /**
+   * KBQA_SECRET_KEY as 64 hex digits: the AES-256-GCM key sealing stored tool header values.
+   * Undefined: a key file in the data directory is used (created on first use).
+   */
+  secretKey: string | undefined;
   web: {
     allowPrivateHosts: string[];
     userAgent: string;
@@ -194,6 +199,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxBytes: int(env, 'KBQA_TOOL_MAX_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
       maxRounds: int(env, 'KBQA_TOOL_MAX_ROUNDS', 3, 0, 10),
     },
+    secretKey: parseSecretKey(env.KBQA_SECRET_KEY),
     web: {
       allowPrivateHosts: list(env, 'KBQA_ALLOW_PRIVATE_HOSTS', []),
       userAgent: env.KBQA_USER_AGENT || 'kbqa/0.1 (+https://github.com/kbqa/kbqa)',
@@ -204,3 +210,21 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/**
+ * The AES key of `KBQA_SECRET_KEY`: 64 hex digits or the base64 of 32 bytes. Undefined when unset;
+ * CONFIG_INVALID for anything else, so a typo stops the start instead of sealing under a wrong key.
+ */
+export function parseSecretKey(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const text = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return text.toLowerCase();
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(text)) {
+    const bytes = Buffer.from(text, 'base64');
+    if (bytes.length === 32) return bytes.toString('hex');
+  }
+  throw new KbqaError(
+    'CONFIG_INVALID',
+    'KBQA_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (e.g. from `openssl rand -hex 32`)',
+  );
+}

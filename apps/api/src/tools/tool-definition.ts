@@ -67,6 +67,26 @@ function argumentsValidator(parameters: Record<string, unknown>): z.ZodType {
 }
 
 /**
+ * Checks a header map (name to secret value) and returns it; throws BAD_REQUEST naming the header,
+ * never its value. Undefined is no headers.
+ */
+export function parseHeaders(headers: unknown): Record<string, string> {
+  const headerMap: Record<string, string> = {};
+  if (headers === undefined) return headerMap;
+  if (!isPlainObject(headers)) throw bad('headers must be an object of header name to string value');
+  const entries = Object.entries(headers);
+  if (entries.length > HEADERS_MAX) throw bad(`at most ${HEADERS_MAX} headers`);
+  for (const [h, v] of entries) {
+    if (!HEADER_NAME.test(h)) throw bad(`"${h}" is not a valid header name`);
+    // The value is never echoed: it may be the secret itself.
+    if (typeof v !== 'string') throw bad(`the value of header ${h} must be a string`);
+    if (/[\r\n\0]/.test(v)) throw bad(`the value of header ${h} must not contain line breaks`);
+    headerMap[h] = v;
+  }
+  return headerMap;
+}
+
+/**
  * Checks an operator's tool definition and returns it normalized (method upper-cased, headers
  * defaulted); throws BAD_REQUEST naming the first problem. Pure: no I/O.
  */
@@ -112,19 +132,7 @@ export function parseToolDefinition(input: unknown): ToolDefinition {
     if (!declared.has(p)) throw bad(`url placeholder {${p}} is not declared in parameters.properties`);
   }
 
-  const headerMap: Record<string, string> = {};
-  if (headers !== undefined) {
-    if (!isPlainObject(headers)) throw bad('headers must be an object of header name to string value');
-    const entries = Object.entries(headers);
-    if (entries.length > HEADERS_MAX) throw bad(`at most ${HEADERS_MAX} headers`);
-    for (const [h, v] of entries) {
-      if (!HEADER_NAME.test(h)) throw bad(`"${h}" is not a valid header name`);
-      // The value is never echoed: it may be the secret itself.
-      if (typeof v !== 'string') throw bad(`the value of header ${h} must be a string`);
-      if (/[\r\n\0]/.test(v)) throw bad(`the value of header ${h} must not contain line breaks`);
-      headerMap[h] = v;
-    }
-  }
+  const headerMap = parseHeaders(headers);
 
   if (body !== undefined && verb === 'GET') throw bad('a GET tool cannot have a body');
   for (const p of bodyPlaceholders(body)) {

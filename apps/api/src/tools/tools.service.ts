@@ -6,14 +6,18 @@ import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
+import { parseOpenApiText, toolsFromOpenApi, type SkippedOperation } from './openapi-import';
 import {
   maskHeaders,
+  parseHeaders,
   parseToolDefinition,
   SECRET_MASK,
   type ToolDefinition,
   type ToolMethod,
 } from './tool-definition';
 import { ToolRunner, type ToolRunResult } from './tool.runner';
+import { SecretBox } from './secret-box';
+import { ToolSourcesService } from './tool-sources.service';
 
 /** The setting that refusals of private addresses name (the same as the loaders'). */
 const ALLOWLIST_SETTING = 'KBQA_ALLOW_PRIVATE_HOSTS';
@@ -48,6 +52,27 @@ export interface ChatTool {
   run(args: unknown): Promise<ToolRunResult>;
 }
 
+/** `POST /admin/v1/projects/:id/tools/import-openapi` (docs/api.md, "Import from OpenAPI"). */
+export interface OpenApiImportInput {
+  /** The document: a JSON object, or its text (JSON or YAML). */
+  document?: unknown;
+  /** Where to fetch the document, through the tools' fetcher (same address policy). */
+  url?: string;
+  /** Set on every created tool; secrets like any tool header. */
+  headers?: unknown;
+  public?: boolean;
+  /** Only these operationIds. */
+  operations?: string[];
+}
+
+export interface OpenApiImportResult {
+  tools: ToolView[];
+  skipped: SkippedOperation[];
+}
+
+/** A document is read whole: this bounds what one import may pull into memory. */
+const OPENAPI_MAX_BYTES = 10 * 1024 * 1024;
+
 /** Builds the tools' fetcher: the loaders' address policy and allowlist, no retries, the tool time limit. */
 export function createToolFetcher(config: AppConfig): SafeFetcher {
   return new SafeFetcher({
@@ -77,6 +102,8 @@ export class ToolsService implements OnModuleDestroy {
     @Inject(DATA_SOURCE) dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly projects: ProjectsService,
+    private readonly sources: ToolSourcesService,
+    private readonly box: SecretBox,
   ) {
     this.tools = dataSource.getRepository(ToolEntity);
     this.fetcher = createToolFetcher(config);
@@ -105,19 +132,33 @@ export class ToolsService implements OnModuleDestroy {
     return (await this.tools.find({ where, order: { id: 'ASC' } })).map(view);
   }
 
-  /** {@link usableInChat} as callable tools, for the chat loop. */
+  /**
+   * {@link usableInChat} as callable tools, for the chat loop, followed by the tools of the
+   * project's MCP sources (public ones only for an anon key), listed live from their servers: a
+   * source that cannot be listed is logged and left out, and a source tool whose name an HTTP
+   * tool has is offered as `<source>_<tool>` (see ToolSourcesService.chatTools).
+   */
   async chatTools(projectId: number, keyKind: 'server' | 'anon'): Promise<ChatTool[]> {
     const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
     const rows = await this.tools.find({ where, order: { id: 'ASC' } });
-    return rows.map((row) => {
-      const def = definition(row);
-      return {
-        name: def.name,
-        description: def.description,
-        parameters: def.parameters,
-        run: (args: unknown) => this.runner.run(def, args),
-      };
-    });
+    const http: ChatTool[] = rows.map((row) => ({
+      name: row.name,
+      description: row.description,
+      parameters: row.parameters,
+      // Secrets are opened at call time: one that does not open fails that call, not the chat.
+      run: async (args: unknown) => {
+        let def: ToolDefinition;
+        try {
+          def = definition(row, this.box);
+        } catch (e) {
+          const error = e instanceof Error ? e.message : String(e);
+          return { ok: false, status: null, output: '', has_error: true, error };
+        }
+        return this.runner.run(def, args);
+      },
+    }));
+    const fromSources = await this.sources.chatTools(projectId, keyKind, new Set(http.map((t) => t.name)));
+    return [...http, ...fromSources];
   }
 
   async show(id: number): Promise<ToolView> {
@@ -129,7 +170,7 @@ export class ToolsService implements OnModuleDestroy {
     const def = parseToolDefinition(input);
     await this.assertNameFree(projectId, def.name);
     const now = nowTimestamp();
-    const row = this.tools.create({ projectId, ...columns(def), createdAt: now, updatedAt: now });
+    const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
     return view(await this.tools.save(row));
   }
 
@@ -141,7 +182,7 @@ export class ToolsService implements OnModuleDestroy {
     // A DTO may carry its absent fields as own properties set to undefined.
     const patch = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     const row = await this.entity(id);
-    const current = definition(row);
+    const current = definition(row, this.box);
     let headers: unknown = current.headers;
     if (patch.headers !== undefined) {
       headers = patch.headers;
@@ -163,7 +204,7 @@ export class ToolsService implements OnModuleDestroy {
     if (patch.body === null) delete merged.body;
     const def = parseToolDefinition(merged);
     if (def.name !== row.name) await this.assertNameFree(row.projectId, def.name);
-    Object.assign(row, columns(def), { updatedAt: nowTimestamp() });
+    Object.assign(row, columns(def, this.box), { updatedAt: nowTimestamp() });
     return view(await this.tools.save(row));
   }
 
@@ -172,10 +213,74 @@ export class ToolsService implements OnModuleDestroy {
     await this.tools.delete({ id: row.id });
   }
 
+  /**
+   * Creates one HTTP tool per operation of an OpenAPI 3 document. Operations that cannot become a
+   * tool, and names the project already has (never overwritten), come back in `skipped`.
+   */
+  async importOpenApi(projectId: number, input: OpenApiImportInput): Promise<OpenApiImportResult> {
+    await this.projects.getProject(projectId);
+    if ((input.document === undefined) === (input.url === undefined)) {
+      throw new KbqaError('BAD_REQUEST', 'give either document or url');
+    }
+    const headers = parseHeaders(input.headers);
+    let document = input.document;
+    if (input.url !== undefined) document = await this.fetchDocument(input.url);
+    else if (typeof document === 'string') document = parseOpenApiText(document);
+    const { tools, skipped } = toolsFromOpenApi(document, {
+      documentUrl: input.url,
+      operations: input.operations,
+      headerNames: Object.keys(headers),
+    });
+    const created: ToolView[] = [];
+    for (const tool of tools) {
+      const name = tool.definition.name;
+      if (await this.tools.exist({ where: { projectId, name } })) {
+        skipped.push({
+          operation: tool.operation,
+          name,
+          reason: `the project already has a tool named ${name}; not overwritten`,
+        });
+        continue;
+      }
+      let def: ToolDefinition;
+      try {
+        def = parseToolDefinition({ ...tool.definition, headers, public: input.public ?? false });
+      } catch (e) {
+        skipped.push({ operation: tool.operation, name, reason: e instanceof Error ? e.message : String(e) });
+        continue;
+      }
+      const now = nowTimestamp();
+      const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
+      created.push(view(await this.tools.save(row)));
+    }
+    this.logger.log(
+      `project ${projectId}: imported ${created.length} tool(s) from OpenAPI, skipped ${skipped.length}`,
+    );
+    return { tools: created, skipped };
+  }
+
+  private async fetchDocument(url: string): Promise<unknown> {
+    try {
+      const res = await this.fetcher.fetch(url, {
+        accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
+        maxBytes: OPENAPI_MAX_BYTES,
+        ignoreRobots: true,
+      });
+      if (res.status < 200 || res.status >= 300) {
+        throw new KbqaError('BAD_REQUEST', `could not fetch the OpenAPI document: HTTP ${res.status}`);
+      }
+      return parseOpenApiText(res.body.toString('utf8'));
+    } catch (e) {
+      if (e instanceof KbqaError && e.code === 'BAD_REQUEST') throw e;
+      const message = e instanceof Error ? e.message : String(e);
+      throw new KbqaError('BAD_REQUEST', `could not fetch the OpenAPI document: ${message}`);
+    }
+  }
+
   /** Calls the tool with these arguments, as a chat would; secrets are redacted from the result. */
   async test(id: number, args: unknown): Promise<ToolRunResult> {
     const row = await this.entity(id);
-    return this.runner.run(definition(row), args);
+    return this.runner.run(definition(row, this.box), args);
   }
 
   private async entity(id: number): Promise<ToolEntity> {
@@ -191,46 +296,50 @@ export class ToolsService implements OnModuleDestroy {
   }
 }
 
-function columns(def: ToolDefinition): Omit<ToolEntity, 'id' | 'projectId' | 'createdAt' | 'updatedAt'> {
+/** The row's columns for a definition; header values sealed. */
+function columns(
+  def: ToolDefinition,
+  box: SecretBox,
+): Omit<ToolEntity, 'id' | 'projectId' | 'createdAt' | 'updatedAt'> {
   return {
     name: def.name,
     description: def.description,
     parameters: def.parameters,
     method: def.method,
     url: def.url,
-    headers: Object.entries(def.headers).map(([name, value]) => ({ name, value })),
+    headers: Object.entries(def.headers).map(([name, value]) => ({ name, value: box.seal(value) })),
     body: def.body === undefined ? null : def.body,
     isPublic: def.public,
   };
 }
 
 /** The stored row as a definition, secrets included: for the runner and for merging patches only. */
-function definition(row: ToolEntity): ToolDefinition {
+function definition(row: ToolEntity, box: SecretBox): ToolDefinition {
   return {
     name: row.name,
     description: row.description,
     parameters: row.parameters,
     method: row.method as ToolMethod,
     url: row.url,
-    headers: Object.fromEntries(row.headers.map((h) => [h.name, h.value])),
+    headers: Object.fromEntries(row.headers.map((h) => [h.name, box.open(h.value)])),
     body: row.body === null ? undefined : row.body,
     public: row.isPublic,
   };
 }
 
+/** The row as the API shows it; header values are masked, so they are never opened here. */
 function view(row: ToolEntity): ToolView {
-  const def = definition(row);
   return {
     id: row.id,
     project_id: row.projectId,
-    name: def.name,
-    description: def.description,
-    parameters: def.parameters,
-    method: def.method,
-    url: def.url,
-    headers: maskHeaders(def.headers),
-    body: def.body ?? null,
-    public: def.public,
+    name: row.name,
+    description: row.description,
+    parameters: row.parameters,
+    method: row.method as ToolMethod,
+    url: row.url,
+    headers: maskHeaders(Object.fromEntries(row.headers.map((h) => [h.name, h.value]))),
+    body: row.body,
+    public: row.isPublic,
     created_at: toIsoUtc(row.createdAt),
     updated_at: toIsoUtc(row.updatedAt),
   };

@@ -7,6 +7,7 @@ import { ProjectEntity } from './project.entity';
 import { SourceEntity } from './source.entity';
 import { TaughtAnswerEntity } from './taught-answer.entity';
 import { ToolEntity } from './tool.entity';
+import { ToolSourceEntity } from './tool-source.entity';
 
 export * from './api-key.entity';
 export * from './conversation.entity';
@@ -17,6 +18,7 @@ export * from './project.entity';
 export * from './source.entity';
 export * from './taught-answer.entity';
 export * from './tool.entity';
+export * from './tool-source.entity';
 
 export const ENTITIES = [
   ProjectEntity,
@@ -28,4 +30,5 @@ export const ENTITIES = [
   MessageEntity,
   TaughtAnswerEntity,
   ToolEntity,
+  ToolSourceEntity,
 ];

@@ -11,6 +11,7 @@ import { AdminData1733800000000 } from './1733800000000-admin-data';
 import { DashboardSessions1733900000000 } from './1733900000000-dashboard-sessions';
 import { Tools1734000000000 } from './1734000000000-tools';
 import { MessageTools1734100000000 } from './1734100000000-message-tools';
+import { ToolSources1734200000000 } from './1734200000000-tool-sources';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   DashboardSessions1733900000000,
   Tools1734000000000,
   MessageTools1734100000000,
+  ToolSources1734200000000,
 ];

@@ -37,8 +37,8 @@ function toProgress(info: Transformers.ProgressInfo): ModelProgress | undefined 
   }
 }
 
-async function load(): Promise<Extractor> {
-  const { env, LogLevel, pipeline } = transformers;
+function configure(): void {
+  const { env, LogLevel } = transformers;
   // transformers.js warns on every missing local file before it tries the next place; the host
   // reports one clear message instead.
   env.logLevel = LogLevel.ERROR;
@@ -48,43 +48,99 @@ async function load(): Promise<Extractor> {
   env.cacheDir = settings.modelsDir;
   env.useFSCache = true;
   if (settings.remoteHost) env.remoteHost = settings.remoteHost;
-  return pipeline('feature-extraction', settings.model, {
+}
+
+const progressCallback = settings.reportProgress
+  ? (info: Transformers.ProgressInfo) => {
+      const progress = toProgress(info);
+      if (progress) send({ type: 'progress', progress });
+    }
+  : undefined;
+
+async function load(model: string): Promise<Extractor> {
+  return transformers.pipeline('feature-extraction', model, {
     dtype: settings.dtype,
-    progress_callback: settings.reportProgress
-      ? (info: Transformers.ProgressInfo) => {
-          const progress = toProgress(info);
-          if (progress) send({ type: 'progress', progress });
-        }
-      : undefined,
+    progress_callback: progressCallback,
   });
 }
 
 async function embed(extractor: Extractor, texts: string[]): Promise<{ data: Float32Array; count: number }> {
-  const output = await extractor(texts, { pooling: 'mean', normalize: true });
+  const output = await extractor(texts, { pooling: settings.pooling, normalize: settings.normalize });
   // A fresh copy owns its buffer, so it can be transferred instead of cloned.
   return { data: Float32Array.from(output.data as Float32Array), count: texts.length };
 }
 
+interface CrossEncoder {
+  tokenizer: Transformers.PreTrainedTokenizer;
+  model: Transformers.PreTrainedModel;
+}
+
+async function loadCrossEncoder(model: string): Promise<CrossEncoder> {
+  const { AutoTokenizer, AutoModelForSequenceClassification } = transformers;
+  const options = { dtype: settings.dtype, progress_callback: progressCallback };
+  const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback: progressCallback });
+  const classifier = await AutoModelForSequenceClassification.from_pretrained(model, options);
+  return { tokenizer, model: classifier };
+}
+
+/** One relevance logit per (query, text) pair, higher is more relevant. */
+async function rerank(encoder: CrossEncoder, query: string, texts: string[]): Promise<number[]> {
+  const inputs = encoder.tokenizer(
+    texts.map(() => query),
+    { text_pair: texts, padding: true, truncation: true },
+  );
+  const { logits } = (await encoder.model(inputs)) as { logits: Transformers.Tensor };
+  const data = logits.data as Float32Array;
+  // Single-logit heads (MS MARCO cross-encoders, bge-reranker) give [n, 1]; a two-class head
+  // gives [n, 2], whose last column is "relevant".
+  const width = Number(logits.dims[1] ?? 1);
+  return texts.map((_, i) => data[i * width + width - 1] ?? 0);
+}
+
 async function main(): Promise<void> {
-  let extractor: Extractor;
-  let dimension: number;
+  configure();
+  let extractor: Extractor | undefined;
+  let dimension = 0;
   try {
-    extractor = await load();
-    const probe = await embed(extractor, ['dimension probe']);
-    dimension = probe.data.length;
+    if (settings.model !== undefined) {
+      extractor = await load(settings.model);
+      const probe = await embed(extractor, ['dimension probe']);
+      dimension = probe.data.length;
+    }
   } catch (error) {
     send({ type: 'load-failed', reason: reasonOf(error) });
     return;
   }
-  // The main thread sends one batch at a time, so batches never run concurrently here.
+  let encoder: CrossEncoder | undefined;
+  // The main thread sends one job at a time, so jobs never run concurrently here.
   port?.on('message', (message: ToWorker) => {
+    const fail = (error: unknown): void =>
+      send({ type: 'embed-failed', id: message.id, reason: reasonOf(error) });
+    if (message.type === 'rerank') {
+      if (!encoder) return fail(new Error('no reranker is loaded'));
+      rerank(encoder, message.query, message.texts).then(
+        (scores) => send({ type: 'scores', id: message.id, scores }),
+        fail,
+      );
+      return;
+    }
+    if (!extractor) return fail(new Error('no embedding model is loaded'));
     embed(extractor, message.texts).then(
       ({ data, count }) =>
         send({ type: 'vectors', id: message.id, data, count }, [data.buffer as ArrayBuffer]),
-      (error: unknown) => send({ type: 'embed-failed', id: message.id, reason: reasonOf(error) }),
+      fail,
     );
   });
   send({ type: 'ready', dimension });
+  // After `ready`, so a slow reranker download never delays embedding.
+  if (settings.rerankModel === undefined) return;
+  try {
+    encoder = await loadCrossEncoder(settings.rerankModel);
+    await rerank(encoder, 'probe', ['probe']);
+    send({ type: 'rerank-ready' });
+  } catch (error) {
+    send({ type: 'rerank-load-failed', reason: reasonOf(error) });
+  }
 }
 
 void main();

@@ -1,3 +1,4 @@
+import { modelUnavailable } from './model-errors';
 import type { ModelProgress } from './worker-protocol';
 import { TransformersEmbedder, type TransformersEmbedderOptions } from './transformers.embedder';
 
@@ -14,16 +15,21 @@ export interface PullModelOptions {
   remoteHost?: string;
   /** See {@link TransformersEmbedderOptions.workerPath}. */
   workerPath?: string;
+  /** `reranker` fetches a cross-encoder (loaded as the service's reranker). Default `embedder`. */
+  kind?: 'embedder' | 'reranker';
 }
 
 /**
  * Downloads a model into the cache and checks that it loads, by loading it once the way the
- * service will. Returns its vector length.
+ * service will. Returns its vector length (0 for a reranker).
  * @throws KbqaError `MODEL_UNAVAILABLE` when it cannot be fetched or loaded.
  */
 export async function pullModel(id: string, options: PullModelOptions): Promise<{ dimension: number }> {
+  const reranker = options.kind === 'reranker';
   const embedder = await TransformersEmbedder.load({
     model: id,
+    rerankModel: reranker ? id : undefined,
+    rerankOnly: reranker,
     modelsDir: options.modelsDir,
     offline: options.offline ?? false,
     dtype: options.dtype,
@@ -32,6 +38,9 @@ export async function pullModel(id: string, options: PullModelOptions): Promise<
     onProgress: options.onProgress ?? (() => undefined),
   });
   const { dimension } = embedder;
+  const rerank = await embedder.rerankerReady();
   await embedder.close();
+  if (rerank.status === 'unavailable')
+    throw modelUnavailable(id, rerank.reason, options.modelsDir, 'reranking');
   return { dimension };
 }

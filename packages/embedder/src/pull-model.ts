@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { modelUnavailable } from './model-errors';
 import type { ModelProgress } from './worker-protocol';
 import { TransformersEmbedder, type TransformersEmbedderOptions } from './transformers.embedder';
@@ -43,4 +45,30 @@ export async function pullModel(id: string, options: PullModelOptions): Promise<
   if (rerank.status === 'unavailable')
     throw modelUnavailable(id, rerank.reason, options.modelsDir, 'reranking');
   return { dimension };
+}
+
+/**
+ * Whether a model is in the cache (or, for a local folder, present) with the ONNX file the
+ * service loads, so it starts without a download.
+ */
+export function isModelCached(
+  model: string,
+  modelsDir: string,
+  dtype: TransformersEmbedderOptions['dtype'] = 'q8',
+): boolean {
+  const folder = path.isAbsolute(model) ? model : path.join(modelsDir, model);
+  const onnx = dtype === 'fp32' ? 'model.onnx' : 'model_quantized.onnx';
+  return existsSync(path.join(folder, 'config.json')) && existsSync(path.join(folder, 'onnx', onnx));
+}
+
+/** `hidden_size` from a cached model's config.json, for models outside the table. */
+export function cachedDimension(model: string, modelsDir: string): number | undefined {
+  const file = path.join(path.isAbsolute(model) ? model : path.join(modelsDir, model), 'config.json');
+  if (!existsSync(file)) return undefined;
+  try {
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { hidden_size?: unknown };
+    return typeof config.hidden_size === 'number' ? config.hidden_size : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -83,18 +83,30 @@ async function loadCrossEncoder(model: string): Promise<CrossEncoder> {
   return { tokenizer, model: classifier };
 }
 
-/** One relevance logit per (query, text) pair, higher is more relevant. */
+/** Pairs per forward pass: each pass is padded to its longest pair, so small batches waste less. */
+const RERANK_BATCH = 8;
+
+/**
+ * One relevance logit per (query, text) pair, in input order, higher is more relevant. Pairs
+ * run shortest first in batches of {@link RERANK_BATCH}, so a long chunk pads only its own batch.
+ */
 async function rerank(encoder: CrossEncoder, query: string, texts: string[]): Promise<number[]> {
-  const inputs = encoder.tokenizer(
-    texts.map(() => query),
-    { text_pair: texts, padding: true, truncation: true },
-  );
-  const { logits } = (await encoder.model(inputs)) as { logits: Transformers.Tensor };
-  const data = logits.data as Float32Array;
-  // Single-logit heads (MS MARCO cross-encoders, bge-reranker) give [n, 1]; a two-class head
-  // gives [n, 2], whose last column is "relevant".
-  const width = Number(logits.dims[1] ?? 1);
-  return texts.map((_, i) => data[i * width + width - 1] ?? 0);
+  const order = texts.map((text, i) => ({ text, i })).sort((a, b) => a.text.length - b.text.length);
+  const scores = new Array<number>(texts.length).fill(0);
+  for (let start = 0; start < order.length; start += RERANK_BATCH) {
+    const batch = order.slice(start, start + RERANK_BATCH);
+    const inputs = encoder.tokenizer(
+      batch.map(() => query),
+      { text_pair: batch.map((b) => b.text), padding: true, truncation: true },
+    );
+    const { logits } = (await encoder.model(inputs)) as { logits: Transformers.Tensor };
+    const data = logits.data as Float32Array;
+    // Single-logit heads (MS MARCO cross-encoders, bge-reranker) give [n, 1]; a two-class head
+    // gives [n, 2], whose last column is "relevant".
+    const width = Number(logits.dims[1] ?? 1);
+    batch.forEach((b, j) => (scores[b.i] = data[j * width + width - 1] ?? 0));
+  }
+  return scores;
 }
 
 async function main(): Promise<void> {

@@ -40,6 +40,13 @@ describe('TransformersEmbedder reranking with the generated tiny cross-encoder',
     expect(embedder.reranker()?.id).toContain('kbqa-tiny-cross-encoder');
   });
 
+  it('keeps input order across several forward passes of texts of different lengths', async () => {
+    const words = ['good', 'best', 'better', 'plain'];
+    const texts = Array.from({ length: 19 }, (_, i) => `${'x '.repeat((i * 7) % 11)}${words[i % 4]}`);
+    const expected = texts.map((t) => ({ good: 1, best: 3, better: 2, plain: 0 })[t.split(' ').pop()!]);
+    expect(await embedder.rerank('which', texts)).toEqual(expected);
+  });
+
   it('still embeds while it reranks', async () => {
     const [vectors, scores] = await Promise.all([
       embedder.embed(['route options'], 'passage'),

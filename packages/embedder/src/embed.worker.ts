@@ -86,14 +86,24 @@ async function loadCrossEncoder(model: string): Promise<CrossEncoder> {
 /** Pairs per forward pass: each pass is padded to its longest pair, so small batches waste less. */
 const RERANK_BATCH = 8;
 
+class DeadlinePassed extends Error {}
+
 /**
  * One relevance logit per (query, text) pair, in input order, higher is more relevant. Pairs
  * run shortest first in batches of {@link RERANK_BATCH}, so a long chunk pads only its own batch.
+ * Past `deadline` (epoch ms; the caller has stopped waiting) it stops between batches, so a slow
+ * reranker holds the worker, and the queries queued behind it, for at most one batch longer.
  */
-async function rerank(encoder: CrossEncoder, query: string, texts: string[]): Promise<number[]> {
+async function rerank(
+  encoder: CrossEncoder,
+  query: string,
+  texts: string[],
+  deadline = Infinity,
+): Promise<number[]> {
   const order = texts.map((text, i) => ({ text, i })).sort((a, b) => a.text.length - b.text.length);
   const scores = new Array<number>(texts.length).fill(0);
   for (let start = 0; start < order.length; start += RERANK_BATCH) {
+    if (Date.now() > deadline) throw new DeadlinePassed('the rerank budget ran out');
     const batch = order.slice(start, start + RERANK_BATCH);
     const inputs = encoder.tokenizer(
       batch.map(() => query),
@@ -130,7 +140,7 @@ async function main(): Promise<void> {
       send({ type: 'embed-failed', id: message.id, reason: reasonOf(error) });
     if (message.type === 'rerank') {
       if (!encoder) return fail(new Error('no reranker is loaded'));
-      rerank(encoder, message.query, message.texts).then(
+      rerank(encoder, message.query, message.texts, message.deadline).then(
         (scores) => send({ type: 'scores', id: message.id, scores }),
         fail,
       );

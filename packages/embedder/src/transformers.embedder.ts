@@ -240,7 +240,7 @@ export class TransformersEmbedder implements Embedder {
     const message: ToWorker =
       job.query === undefined
         ? { type: 'embed', id, texts: job.texts }
-        : { type: 'rerank', id, query: job.query, texts: job.texts };
+        : { type: 'rerank', id, query: job.query, texts: job.texts, deadline: job.deadline };
     this.worker.postMessage(message);
   }
 
@@ -275,7 +275,11 @@ export class TransformersEmbedder implements Embedder {
       }
       current.job.resolve(vectors);
     } else {
-      current.job.reject(new KbqaError('INTERNAL', `Embedding with ${this.id} failed: ${message.reason}`));
+      current.job.reject(
+        message.timedOut
+          ? new KbqaError('TIMEOUT', message.reason)
+          : new KbqaError('INTERNAL', `Embedding with ${this.id} failed: ${message.reason}`),
+      );
     }
     this.dispatch();
   }

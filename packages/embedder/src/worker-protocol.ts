@@ -28,7 +28,7 @@ export interface WorkerSettings {
 
 export type ToWorker =
   | { type: 'embed'; id: number; texts: string[] }
-  | { type: 'rerank'; id: number; query: string; texts: string[] };
+  | { type: 'rerank'; id: number; query: string; texts: string[]; deadline?: number };
 
 export type FromWorker =
   | { type: 'ready'; dimension: number }
@@ -38,4 +38,4 @@ export type FromWorker =
   | { type: 'scores'; id: number; scores: number[] }
   | { type: 'progress'; progress: ModelProgress }
   | { type: 'vectors'; id: number; data: Float32Array; count: number }
-  | { type: 'embed-failed'; id: number; reason: string };
+  | { type: 'embed-failed'; id: number; reason: string; timedOut?: boolean };

@@ -176,10 +176,14 @@ export function listModelsCommand(config: AppConfig): CommandOutput {
     model: string;
     cached: boolean;
     dimension?: number | null;
+    pooling?: string;
     query_prefix?: string;
+    document_prefix?: string;
   }) =>
     `  ${m.model}  ${m.role}${m.dimension ? `, ${m.dimension} dims` : ''}` +
-    `${m.query_prefix ? `, query prefix "${m.query_prefix}"` : ''}, ${m.cached ? 'cached' : 'not cached'}`;
+    `${m.pooling ? `, ${m.pooling} pooling` : ''}` +
+    `${m.query_prefix ? `, query prefix "${m.query_prefix}"` : ''}` +
+    `${m.document_prefix ? `, document prefix "${m.document_prefix}"` : ''}, ${m.cached ? 'cached' : 'not cached'}`;
   const text = [
     `Models directory: ${dir}`,
     'Configured:',

@@ -189,7 +189,8 @@ async function main() {
         `${pages.length} pages ingested through ingestDocuments, scored on the sources serviceChat returns ` +
         '(chunks deduplicated to pages in rank order). The hybrid row runs the full hybrid path (worker-thread ' +
         'embedding, sqlite-vec, fusion) with the tiny model the repository generates, whose vectors are bags of ' +
-        'hashed word vectors: it shows the mechanics work, not the quality a real model (all-MiniLM-L6-v2) gives.\n',
+        'hashed word vectors: it shows the mechanics work, not the quality a real model (the default, ' +
+        'snowflake-arctic-embed-xs) gives; --embed <id> adds rows for real models (docs/retrieval-experiments.md).\n',
     );
     const ours = table(QUESTIONS, 'main');
     console.log(

@@ -99,10 +99,14 @@ export class EmbedderHost {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.started;
-    const embedder = this.embedder;
+    // Closed first, so shutdown does not wait for a reranker still downloading.
+    const ready = this.embedder;
     this.embedder = undefined;
-    await embedder?.close();
+    await ready?.close();
+    await this.started;
+    const late = this.embedder as HostedEmbedder | undefined;
+    this.embedder = undefined;
+    await late?.close();
   }
 
   private get disabled(): boolean {
@@ -146,6 +150,7 @@ export class EmbedderHost {
       status: 'unavailable' as const,
       reason: 'this embedder cannot rerank',
     };
+    if (this.closed) return;
     if (status.status === 'unavailable') {
       this.rerankUnavailable(status.reason);
       return;

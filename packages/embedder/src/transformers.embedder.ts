@@ -54,8 +54,8 @@ export type RerankerStatus =
   { status: 'off' | 'loading' | 'ready' } | { status: 'unavailable'; reason: string };
 
 /**
- * Embeds with a transformers.js `feature-extraction` pipeline (mean pooling, normalized) in a
- * worker thread, so inference never blocks the event loop. One batch runs at a time; batches of a
+ * Embeds with a transformers.js `feature-extraction` pipeline (pooling, normalization and
+ * prefixes from the model table, `model-profiles.ts`) in a worker thread, so inference never blocks the event loop. One batch runs at a time; batches of a
  * call come back in order, and queries overtake queued ingestion batches so a search made while
  * a source is being ingested waits for at most one batch.
  */

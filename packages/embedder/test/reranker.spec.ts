@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { mkdir, cp } from 'node:fs/promises';
 import { EmbedderHost } from '../src/embedder.host';
@@ -123,6 +125,33 @@ describe(EmbedderHost.name, () => {
     expect(host.rerankerState).toEqual({ status: 'ready' });
     expect(await host.reranker()?.rerank('q', ['x', 'good'])).toEqual([0, 1]);
     await host.close();
+  });
+
+  it('closes without waiting for a reranker that is still downloading', async () => {
+    // A hub that never answers: the reranker stays loading for as long as the test lasts.
+    const hub = createServer(() => undefined);
+    await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+    const warnings: string[] = [];
+    const host = new EmbedderHost({
+      model: await makeTinyModel(tmp.dir),
+      modelsDir: tmp.dir,
+      offline: false,
+      remoteHost: `http://127.0.0.1:${(hub.address() as AddressInfo).port}/`,
+      rerankModel: 'kbqa/hanging-reranker',
+      workerPath: WORKER_PATH,
+      logger: { warn: (m) => warnings.push(m) },
+    });
+    try {
+      host.start();
+      await new Promise((resolve) => host.onReady(resolve));
+      expect(host.rerankerState.status).toBe('loading');
+      await host.close();
+      expect(host.reranker()).toBeUndefined();
+      expect(warnings).toEqual([]);
+    } finally {
+      hub.closeAllConnections();
+      await new Promise((resolve) => hub.close(resolve));
+    }
   });
 
   it('logs that it guessed for a model outside the table', async () => {

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type * as Transformers from '@huggingface/transformers' with { 'resolution-mode': 'import' };
-import type { FromWorker, ModelProgress, ToWorker, WorkerSettings } from './worker-protocol';
+import type { EmbedDtype, FromWorker, ModelProgress, ToWorker, WorkerSettings } from './worker-protocol';
 
 // The package is ESM-first; its CommonJS build is the one that loads in a CommonJS worker, and
 // only types can be imported across the module-format boundary.
@@ -57,11 +57,30 @@ const progressCallback = settings.reportProgress
     }
   : undefined;
 
-async function load(model: string): Promise<Extractor> {
-  return transformers.pipeline('feature-extraction', model, {
-    dtype: settings.dtype,
-    progress_callback: progressCallback,
-  });
+/**
+ * Loads with the wanted quantization, then with the other one: some exports ship only
+ * `model.onnx` or only `model_quantized.onnx`, and a model that loads beats one that does not.
+ * The first error is the one reported when both fail.
+ */
+async function withDtypeFallback<T>(
+  loadAs: (dtype: EmbedDtype) => Promise<T>,
+): Promise<{ value: T; dtype: EmbedDtype }> {
+  try {
+    return { value: await loadAs(settings.dtype), dtype: settings.dtype };
+  } catch (first) {
+    const other: EmbedDtype = settings.dtype === 'q8' ? 'fp32' : 'q8';
+    try {
+      return { value: await loadAs(other), dtype: other };
+    } catch {
+      throw first;
+    }
+  }
+}
+
+function load(model: string): Promise<{ value: Extractor; dtype: EmbedDtype }> {
+  return withDtypeFallback((dtype) =>
+    transformers.pipeline('feature-extraction', model, { dtype, progress_callback: progressCallback }),
+  );
 }
 
 async function embed(extractor: Extractor, texts: string[]): Promise<{ data: Float32Array; count: number }> {
@@ -77,9 +96,10 @@ interface CrossEncoder {
 
 async function loadCrossEncoder(model: string): Promise<CrossEncoder> {
   const { AutoTokenizer, AutoModelForSequenceClassification } = transformers;
-  const options = { dtype: settings.dtype, progress_callback: progressCallback };
   const tokenizer = await AutoTokenizer.from_pretrained(model, { progress_callback: progressCallback });
-  const classifier = await AutoModelForSequenceClassification.from_pretrained(model, options);
+  const { value: classifier } = await withDtypeFallback((dtype) =>
+    AutoModelForSequenceClassification.from_pretrained(model, { dtype, progress_callback: progressCallback }),
+  );
   return { tokenizer, model: classifier };
 }
 
@@ -123,9 +143,10 @@ async function main(): Promise<void> {
   configure();
   let extractor: Extractor | undefined;
   let dimension = 0;
+  let dtype = settings.dtype;
   try {
     if (settings.model !== undefined) {
-      extractor = await load(settings.model);
+      ({ value: extractor, dtype } = await load(settings.model));
       const probe = await embed(extractor, ['dimension probe']);
       dimension = probe.data.length;
     }
@@ -153,7 +174,7 @@ async function main(): Promise<void> {
       fail,
     );
   });
-  send({ type: 'ready', dimension });
+  send({ type: 'ready', dimension, dtype });
   // After `ready`, so a slow reranker download never delays embedding.
   if (settings.rerankModel === undefined) return;
   try {

@@ -48,17 +48,16 @@ export async function pullModel(id: string, options: PullModelOptions): Promise<
 }
 
 /**
- * Whether a model is in the cache (or, for a local folder, present) with the ONNX file the
- * service loads, so it starts without a download.
+ * Whether a model is in the cache (or, for a local folder, present) with an ONNX file the
+ * service can load (the quantized one, or `model.onnx`, which it falls back to), so it starts
+ * without a download.
  */
-export function isModelCached(
-  model: string,
-  modelsDir: string,
-  dtype: TransformersEmbedderOptions['dtype'] = 'q8',
-): boolean {
+export function isModelCached(model: string, modelsDir: string): boolean {
   const folder = path.isAbsolute(model) ? model : path.join(modelsDir, model);
-  const onnx = dtype === 'fp32' ? 'model.onnx' : 'model_quantized.onnx';
-  return existsSync(path.join(folder, 'config.json')) && existsSync(path.join(folder, 'onnx', onnx));
+  return (
+    existsSync(path.join(folder, 'config.json')) &&
+    ['model_quantized.onnx', 'model.onnx'].some((file) => existsSync(path.join(folder, 'onnx', file)))
+  );
 }
 
 /** `hidden_size` from a cached model's config.json, for models outside the table. */

@@ -12,7 +12,10 @@ export interface TransformersEmbedderOptions {
   modelsDir: string;
   /** Never touch the network; the model must already be in `modelsDir` or a local folder. */
   offline: boolean;
-  /** `q8` reads `onnx/model_quantized.onnx`, `fp32` reads `onnx/model.onnx`. Default `q8`. */
+  /**
+   * `q8` reads `onnx/model_quantized.onnx`, `fp32` reads `onnx/model.onnx`. Default `q8`. When
+   * the model has only the other file, that one is used and the id says which.
+   */
   dtype?: EmbedDtype;
   /** Texts per forward pass during ingestion. Default 32. */
   batchSize?: number;
@@ -79,8 +82,9 @@ export class TransformersEmbedder implements Embedder {
     readonly dimension: number,
     private readonly options: TransformersEmbedderOptions,
     resolved: ResolvedSettings,
+    dtype: EmbedDtype,
   ) {
-    this.id = embedderId(options.model, options.dtype ?? 'q8', resolved);
+    this.id = embedderId(options.model, dtype, resolved);
     this.batchSize = Math.max(1, options.batchSize ?? 32);
     this.queryPrefix = resolved.queryPrefix;
     this.passagePrefix = resolved.passagePrefix;
@@ -114,35 +118,37 @@ export class TransformersEmbedder implements Embedder {
     });
     // Rerank load results that arrive before the instance listens (a reranker without embedder).
     const early: FromWorker[] = [];
-    const dimension = await new Promise<number>((resolve, reject) => {
-      const cleanup = (): void => {
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-      };
-      const failWith = (reason: string): void => {
-        cleanup();
-        reject(modelUnavailable(options.model, reason, options.modelsDir));
-        void worker.terminate();
-      };
-      const onMessage = (message: FromWorker): void => {
-        if (message.type === 'progress') options.onProgress?.(message.progress);
-        else if (message.type === 'rerank-ready' || message.type === 'rerank-load-failed')
-          early.push(message);
-        else if (message.type === 'load-failed') failWith(message.reason);
-        else if (message.type === 'ready') {
+    const { dimension, dtype } = await new Promise<{ dimension: number; dtype: EmbedDtype }>(
+      (resolve, reject) => {
+        const cleanup = (): void => {
+          worker.off('message', onMessage);
+          worker.off('error', onError);
+          worker.off('exit', onExit);
+        };
+        const failWith = (reason: string): void => {
           cleanup();
-          resolve(message.dimension);
-        }
-      };
-      const onError = (error: Error): void => failWith(error.message);
-      const onExit = (code: number): void =>
-        failWith(`the embedding worker stopped while loading (exit code ${code})`);
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-    });
-    const embedder = new TransformersEmbedder(worker, dimension, options, resolved);
+          reject(modelUnavailable(options.model, reason, options.modelsDir));
+          void worker.terminate();
+        };
+        const onMessage = (message: FromWorker): void => {
+          if (message.type === 'progress') options.onProgress?.(message.progress);
+          else if (message.type === 'rerank-ready' || message.type === 'rerank-load-failed')
+            early.push(message);
+          else if (message.type === 'load-failed') failWith(message.reason);
+          else if (message.type === 'ready') {
+            cleanup();
+            resolve({ dimension: message.dimension, dtype: message.dtype });
+          }
+        };
+        const onError = (error: Error): void => failWith(error.message);
+        const onExit = (code: number): void =>
+          failWith(`the embedding worker stopped while loading (exit code ${code})`);
+        worker.on('message', onMessage);
+        worker.on('error', onError);
+        worker.on('exit', onExit);
+      },
+    );
+    const embedder = new TransformersEmbedder(worker, dimension, options, resolved, dtype);
     for (const message of early) embedder.onMessage(message);
     return embedder;
   }

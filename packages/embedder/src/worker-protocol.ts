@@ -31,7 +31,8 @@ export type ToWorker =
   | { type: 'rerank'; id: number; query: string; texts: string[]; deadline?: number };
 
 export type FromWorker =
-  | { type: 'ready'; dimension: number }
+  /** `dtype`: the quantization that loaded (the other one when the wanted file is missing). */
+  | { type: 'ready'; dimension: number; dtype: EmbedDtype }
   | { type: 'load-failed'; reason: string }
   | { type: 'rerank-ready' }
   | { type: 'rerank-load-failed'; reason: string }

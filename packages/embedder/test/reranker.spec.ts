@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { mkdir, cp } from 'node:fs/promises';
+import { cp, mkdir, rm } from 'node:fs/promises';
 import { EmbedderHost } from '../src/embedder.host';
 import { TransformersEmbedder } from '../src/transformers.embedder';
 import { embeddingProfile, resolveEmbedding, DEFAULT_EMBED_MODEL } from '../src/model-profiles';
@@ -220,6 +220,28 @@ describe('model table', () => {
     } finally {
       await plain.close();
       await e5.close();
+    }
+  });
+});
+
+describe('TransformersEmbedder quantization fallback', () => {
+  const tmp = tempDir('kbqa-dtype-');
+  afterAll(() => tmp.remove());
+
+  it('loads model.onnx when the quantized file is missing, and says so in its id', async () => {
+    const dir = await makeTinyModel(tmp.dir);
+    await rm(path.join(dir, 'onnx', 'model_quantized.onnx'));
+    const embedder = await TransformersEmbedder.load({
+      model: dir,
+      modelsDir: tmp.dir,
+      offline: true,
+      workerPath: WORKER_PATH,
+    });
+    try {
+      expect(embedder.id).toBe(`${dir}@fp32`);
+      expect(await embedder.embed(['works'], 'query')).toHaveLength(1);
+    } finally {
+      await embedder.close();
     }
   });
 });

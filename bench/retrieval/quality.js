@@ -3,6 +3,11 @@
 // (ingestDocuments, one document per page, source = relative path); questions go through
 // serviceChat (JSON) and are scored on the returned sources. Baseline: MiniSearch (BM25 over whole
 // pages, title boosted), what a docs site search would use.
+//
+// Real models (issue 19), on a machine with a network:
+//   node bench/retrieval/quality.js --embed Snowflake/snowflake-arctic-embed-xs [--rerank Xenova/ms-marco-MiniLM-L-6-v2]
+// adds rows for them (--models-dir <dir> keeps downloads between runs, default ./data/models;
+// --rerank-top and --rerank-budget-ms as KBQA_RERANK_TOP and KBQA_RERANK_BUDGET_MS).
 'use strict';
 const { readdirSync, readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
@@ -12,6 +17,18 @@ const { makeTinyModel } = require('../../packages/embedder/dist/testing');
 const { requireSharedCorpus } = require('../shared-corpus');
 
 const CORPUS = requireSharedCorpus();
+
+function flag(name) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+const REAL = {
+  embed: flag('embed'),
+  rerank: flag('rerank'),
+  modelsDir: path.resolve(flag('models-dir') ?? path.join('data', 'models')),
+  rerankTop: flag('rerank-top'),
+  rerankBudgetMs: flag('rerank-budget-ms'),
+};
 const QUESTIONS = require('./questions.json');
 // Written after the main set, from the corpus pages only, and never used to tune ranking: a
 // change that helps questions.json but hurts this set is overfitting.
@@ -69,7 +86,9 @@ function dedupe(links) {
 }
 
 /** Ingests the corpus into a fresh service with `extraEnv` and returns the ranked pages of both sets. */
-async function runService(pages, extraEnv, expectRetrieval) {
+async function runService(pages, extraEnv, expectRetrieval, options = {}) {
+  // A real model may have to download first, and embeds the corpus far slower than the tiny one.
+  const patience = options.real ? 10 * 60_000 : 30_000;
   const dataDir = tempDir('kbqa-bench-quality-');
   const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', ...extraEnv };
   const project = cli(['projects', 'create', 'quality'], env);
@@ -77,10 +96,20 @@ async function runService(pages, extraEnv, expectRetrieval) {
   const server = await startServer(env);
   try {
     // Wait for the model first, so chunks are embedded during ingestion as in normal use.
-    for (let i = 0; ; i++) {
+    for (let waited = 0; ; waited += 50) {
       const health = await (await fetch(`${server.baseUrl}/health`)).json();
-      if (health.retrieval === expectRetrieval) break;
-      if (i > 600) throw new Error(`retrieval stayed ${health.retrieval}, expected ${expectRetrieval}`);
+      const rerankSettled = !options.rerank || ['ready', 'unavailable'].includes(health.reranker);
+      if (health.retrieval === expectRetrieval && rerankSettled) {
+        if (options.rerank && health.reranker !== 'ready')
+          throw new Error(`reranker ${extraEnv.KBQA_RERANK_MODEL} did not load (see the service log)`);
+        break;
+      }
+      if (waited > patience) {
+        throw new Error(
+          `retrieval stayed ${health.retrieval}, expected ${expectRetrieval}` +
+            (health.retrieval_detail ? ` (${health.retrieval_detail})` : ''),
+        );
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
     const res = await post(server.baseUrl, '/v1/ingestDocuments', {
@@ -116,6 +145,26 @@ async function main() {
     const tinyModel = await makeTinyModel(modelRoot);
     const lexical = await runService(pages, { KBQA_EMBED_MODEL: 'none' }, 'lexical');
     const hybrid = await runService(pages, { KBQA_EMBED_MODEL: tinyModel, KBQA_OFFLINE: '1' }, 'hybrid');
+    // Rows for real models: [label, rankings].
+    const real = [];
+    if (REAL.embed) {
+      const env = { KBQA_EMBED_MODEL: REAL.embed, KBQA_MODELS_DIR: REAL.modelsDir };
+      real.push([`kbqa hybrid, ${REAL.embed}`, await runService(pages, env, 'hybrid', { real: true })]);
+      if (REAL.rerank) {
+        const rerankEnv = {
+          ...env,
+          KBQA_RERANK_MODEL: REAL.rerank,
+          ...(REAL.rerankTop ? { KBQA_RERANK_TOP: REAL.rerankTop } : {}),
+          ...(REAL.rerankBudgetMs ? { KBQA_RERANK_BUDGET_MS: REAL.rerankBudgetMs } : {}),
+        };
+        real.push([
+          `kbqa hybrid, ${REAL.embed} + rerank ${REAL.rerank}`,
+          await runService(pages, rerankEnv, 'hybrid', { real: true, rerank: true }),
+        ]);
+      }
+    } else if (REAL.rerank) {
+      throw new Error('--rerank needs --embed: the reranker runs in the embedding worker');
+    }
     const mini = new MiniSearch({ fields: ['title', 'content'], storeFields: ['id'] });
     mini.addAll(pages);
     const miniRank = (questions) =>
@@ -129,6 +178,7 @@ async function main() {
       console.log('|---|---|---|---|');
       console.log(row('kbqa lexical (FTS5 BM25, default)', ours));
       console.log(row('kbqa hybrid, tiny generated model (mechanics only)', score(questions, hybrid[set])));
+      for (const [label, rankings] of real) console.log(row(label, score(questions, rankings[set])));
       console.log(row('MiniSearch, whole pages (baseline)', score(questions, miniRank(questions))));
       return ours;
     };
@@ -139,7 +189,8 @@ async function main() {
         `${pages.length} pages ingested through ingestDocuments, scored on the sources serviceChat returns ` +
         '(chunks deduplicated to pages in rank order). The hybrid row runs the full hybrid path (worker-thread ' +
         'embedding, sqlite-vec, fusion) with the tiny model the repository generates, whose vectors are bags of ' +
-        'hashed word vectors: it shows the mechanics work, not the quality a real model (all-MiniLM-L6-v2) gives.\n',
+        'hashed word vectors: it shows the mechanics work, not the quality a real model (the default, ' +
+        'snowflake-arctic-embed-xs) gives; --embed <id> adds rows for real models (docs/retrieval-experiments.md).\n',
     );
     const ours = table(QUESTIONS, 'main');
     console.log(
@@ -178,6 +229,7 @@ async function main() {
       const judged = withJudgedPages(questions);
       const s = (ranked) => score(judged, ranked);
       console.log(row(`${name} | kbqa lexical`, s(lexical[set])));
+      for (const [label, rankings] of real) console.log(row(`${name} | ${label}`, s(rankings[set])));
       console.log(row(`${name} | MiniSearch`, s(miniRank(questions))));
     }
   } finally {

@@ -1,5 +1,16 @@
 import { KbqaError, type VectorStore } from '@kbqa/core';
-import { type ModelProgress, pullModel, TransformersEmbedder } from '@kbqa/embedder';
+import {
+  cachedDimension,
+  EMBEDDING_MODELS,
+  embeddingProfile,
+  isModelCached,
+  type ModelProgress,
+  pullModel,
+  RERANK_MODELS,
+  rerankerProfile,
+  resolveEmbedding,
+  TransformersEmbedder,
+} from '@kbqa/embedder';
 import type { AppConfig } from './config/config';
 import { embedPending } from './retrieval/embed-pending';
 
@@ -49,34 +60,138 @@ export interface CommandOutput {
   json: unknown;
 }
 
-/** `kbqa models pull [id]`: downloads a model into KBQA_MODELS_DIR and checks that it loads. */
+/**
+ * `kbqa models pull [id] [--rerank]`: downloads a model into KBQA_MODELS_DIR and checks that it
+ * loads. Without an id it pulls the configured embedder and, when KBQA_RERANK_MODEL is set, the
+ * reranker. An id is pulled as a reranker with `--rerank`, when it is KBQA_RERANK_MODEL, or when
+ * it is a reranker of the model table.
+ */
 export async function pullCommand(
   config: AppConfig,
   id: string | undefined,
   quiet: boolean,
+  rerank = false,
 ): Promise<CommandOutput> {
-  const model = id ?? config.embedding.model;
-  if (model.toLowerCase() === 'none')
-    throw new KbqaError('BAD_REQUEST', 'models pull needs a model id (KBQA_EMBED_MODEL is none)');
   if (config.embedding.offline) {
     throw new KbqaError(
       'BAD_REQUEST',
       'KBQA_OFFLINE is set, so nothing can be downloaded; unset it to pull a model',
     );
   }
-  const bar = new ProgressBar(`pulling ${model}`, !quiet);
-  const { dimension } = await pullModel(model, {
-    modelsDir: config.embedding.modelsDir,
-    remoteHost: config.embedding.remoteHost,
-    onProgress: (p: ModelProgress) => {
-      if (p.type === 'total') bar.update(p.loaded, p.total);
-    },
-  });
-  bar.finish();
+  const wanted: { model: string; kind: 'embedder' | 'reranker' }[] = [];
+  if (id !== undefined) {
+    const asReranker = rerank || id === config.embedding.rerank.model || rerankerProfile(id) !== undefined;
+    wanted.push({ model: id, kind: asReranker ? 'reranker' : 'embedder' });
+  } else {
+    if (config.embedding.model.toLowerCase() !== 'none')
+      wanted.push({ model: config.embedding.model, kind: 'embedder' });
+    if (config.embedding.rerank.model)
+      wanted.push({ model: config.embedding.rerank.model, kind: 'reranker' });
+  }
+  if (wanted.length === 0)
+    throw new KbqaError('BAD_REQUEST', 'models pull needs a model id (KBQA_EMBED_MODEL is none)');
+  const pulled: { model: string; kind: string; dimension: number | null }[] = [];
+  for (const { model, kind } of wanted) {
+    const bar = new ProgressBar(`pulling ${model}`, !quiet);
+    const { dimension } = await pullModel(model, {
+      modelsDir: config.embedding.modelsDir,
+      remoteHost: config.embedding.remoteHost,
+      kind,
+      onProgress: (p: ModelProgress) => {
+        if (p.type === 'total') bar.update(p.loaded, p.total);
+      },
+    });
+    bar.finish();
+    pulled.push({ model, kind, dimension: kind === 'embedder' ? dimension : null });
+  }
+  const text = pulled
+    .map((p) =>
+      p.kind === 'embedder'
+        ? `model ${p.model} ready in ${config.embedding.modelsDir} (${p.dimension} dimensions)`
+        : `reranker ${p.model} ready in ${config.embedding.modelsDir}`,
+    )
+    .join('\n');
+  const [first] = pulled;
+  // The single-model fields stay for scripts written against the earlier output.
   return {
-    text: `model ${model} ready in ${config.embedding.modelsDir} (${dimension} dimensions)`,
-    json: { model, dimension, models_dir: config.embedding.modelsDir },
+    text,
+    json: {
+      model: first?.model,
+      dimension: first?.dimension,
+      models_dir: config.embedding.modelsDir,
+      pulled,
+    },
   };
+}
+
+/**
+ * `kbqa models list`: the configured embedder and reranker with what the service will do with
+ * them (dimensions, prefixes, pooling) and whether they are cached, then every model of the
+ * table. Reads no database and downloads nothing.
+ */
+export function listModelsCommand(config: AppConfig): CommandOutput {
+  const dir = config.embedding.modelsDir;
+  const embedding = (model: string, configured: boolean) => {
+    const profile = embeddingProfile(model);
+    const resolved = resolveEmbedding(model);
+    return {
+      role: 'embedding',
+      model,
+      configured,
+      known: resolved.known,
+      dimension: profile?.dimension ?? cachedDimension(model, dir) ?? null,
+      pooling: resolved.pooling,
+      normalize: resolved.normalize,
+      query_prefix: resolved.queryPrefix,
+      document_prefix: resolved.documentPrefix,
+      mteb_retrieval_ndcg10: profile?.retrieval?.ndcgAt10 ?? null,
+      cached: isModelCached(model, dir),
+    };
+  };
+  const reranker = (model: string, configured: boolean) => ({
+    role: 'reranker',
+    model,
+    configured,
+    known: rerankerProfile(model) !== undefined,
+    cached: isModelCached(model, dir),
+  });
+  const configured = [
+    ...(config.embedding.model.toLowerCase() === 'none' ? [] : [embedding(config.embedding.model, true)]),
+    ...(config.embedding.rerank.model
+      ? [
+          {
+            ...reranker(config.embedding.rerank.model, true),
+            top: config.embedding.rerank.top,
+            budget_ms: config.embedding.rerank.budgetMs,
+          },
+        ]
+      : []),
+  ];
+  const known = [
+    ...EMBEDDING_MODELS.map((p) => embedding(p.id, false)),
+    ...RERANK_MODELS.map((p) => reranker(p.id, false)),
+  ].filter((k) => !configured.some((c) => c.model === k.model));
+  const line = (m: {
+    role: string;
+    model: string;
+    cached: boolean;
+    dimension?: number | null;
+    pooling?: string;
+    query_prefix?: string;
+    document_prefix?: string;
+  }) =>
+    `  ${m.model}  ${m.role}${m.dimension ? `, ${m.dimension} dims` : ''}` +
+    `${m.pooling ? `, ${m.pooling} pooling` : ''}` +
+    `${m.query_prefix ? `, query prefix "${m.query_prefix}"` : ''}` +
+    `${m.document_prefix ? `, document prefix "${m.document_prefix}"` : ''}, ${m.cached ? 'cached' : 'not cached'}`;
+  const text = [
+    `Models directory: ${dir}`,
+    'Configured:',
+    ...(configured.length ? configured.map(line) : ['  none (KBQA_EMBED_MODEL=none, no KBQA_RERANK_MODEL)']),
+    'Also known (set KBQA_EMBED_MODEL or KBQA_RERANK_MODEL to use one):',
+    ...known.map(line),
+  ].join('\n');
+  return { text, json: { models_dir: dir, configured, known } };
 }
 
 /**

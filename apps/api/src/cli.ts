@@ -8,7 +8,7 @@ import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
 import { adminTokenCommand } from './cli-admin';
-import { pullCommand, reindexCommand } from './cli-models';
+import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
 import { toolsCommand } from './cli-tools';
@@ -57,7 +57,8 @@ const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
   tools sources list --project <id>         a project's tool sources
   tools sources tools <source-id>           the source's tools, listed live from its server
   tools sources remove <source-id>          remove a tool source
-  models pull [id]                          download an embedding model (default KBQA_EMBED_MODEL)
+  models list                               configured and known models: dimensions, prefixes, cached or not
+  models pull [id] [--rerank]               download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
   admin token                               new operator token for /admin/v1 (shown once; replaces
@@ -135,7 +136,16 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
     return undefined;
   }
-  if (group === 'models' && action === 'pull') return pullCommand(config, arg, flags.has('json'));
+  if (group === 'models' && action === 'pull') {
+    const rerank = flags.get('rerank');
+    return pullCommand(
+      config,
+      arg ?? (typeof rerank === 'string' ? rerank : undefined),
+      flags.has('json'),
+      rerank !== undefined,
+    );
+  }
+  if (group === 'models' && action === 'list') return listModelsCommand(config);
   if (group === 'reindex') {
     const project = flags.get('project');
     const projectId = project === undefined ? undefined : intArg(project, '--project');

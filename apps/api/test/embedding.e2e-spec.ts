@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { readDocsCorpusFile } from '@kbqa/core/testing';
 import { SqliteChunkIndex } from '@kbqa/store-sqlite';
 import request from 'supertest';
-import { makeTinyModel, TINY_MODEL_DIMENSION } from '@kbqa/embedder/testing';
+import { Logger } from '@nestjs/common';
+import { makeTinyModel, makeTinyReranker, TINY_MODEL_DIMENSION } from '@kbqa/embedder/testing';
 import { EmbeddingService } from '../src/retrieval/embedding.service';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { cli } from './process-helpers';
@@ -185,6 +186,9 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
         }
         expect(error).toMatchObject({ code: 'INDEX_MISMATCH' });
         expect((error as Error).message).toContain('pnpm kbqa reindex');
+        const health = await request(t.http).get('/health').expect(200);
+        expect(health.body).toMatchObject({ retrieval: 'lexical' });
+        expect(health.body.retrieval_detail).toContain('pnpm kbqa reindex');
       } finally {
         await t.close();
       }
@@ -268,6 +272,7 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
         model: 'acme/kbqa-tiny-bert',
         dimension: TINY_MODEL_DIMENSION,
         models_dir: cache,
+        pulled: [{ model: 'acme/kbqa-tiny-bert', kind: 'embedder', dimension: TINY_MODEL_DIMENSION }],
       });
       expect(requests.some((r) => r.endsWith('model_quantized.onnx'))).toBe(true);
       const t = await startTestApp({
@@ -282,12 +287,148 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
       }
     });
 
+    it('pulls the configured embedder and reranker together, and models list shows them cached', async () => {
+      await makeTinyReranker(join(root, 'hub', 'acme'));
+      const cache = join(root, 'pulled-both');
+      const env = {
+        KBQA_DATA_DIR: join(root, 'pull-data'),
+        KBQA_MODELS_DIR: cache,
+        KBQA_MODEL_HOST: `http://127.0.0.1:${(hub.address() as AddressInfo).port}/`,
+        KBQA_EMBED_MODEL: 'acme/kbqa-tiny-bert',
+        KBQA_RERANK_MODEL: 'acme/kbqa-tiny-cross-encoder',
+      };
+      const before = JSON.parse(await cli(['models', 'list', '--json'], env));
+      expect(before.configured.map((m: { cached: boolean }) => m.cached)).toEqual([false, false]);
+      const out = JSON.parse(await cli(['models', 'pull', '--json'], env));
+      expect(out.pulled).toEqual([
+        { model: 'acme/kbqa-tiny-bert', kind: 'embedder', dimension: TINY_MODEL_DIMENSION },
+        { model: 'acme/kbqa-tiny-cross-encoder', kind: 'reranker', dimension: null },
+      ]);
+      const list = JSON.parse(await cli(['models', 'list', '--json'], env));
+      expect(list.configured).toEqual([
+        expect.objectContaining({
+          role: 'embedding',
+          model: 'acme/kbqa-tiny-bert',
+          known: false,
+          dimension: TINY_MODEL_DIMENSION,
+          pooling: 'mean',
+          query_prefix: '',
+          cached: true,
+        }),
+        expect.objectContaining({
+          role: 'reranker',
+          model: 'acme/kbqa-tiny-cross-encoder',
+          cached: true,
+          top: 20,
+        }),
+      ]);
+      expect(list.known).toContainEqual(
+        expect.objectContaining({
+          model: 'Snowflake/snowflake-arctic-embed-xs',
+          dimension: 384,
+          pooling: 'cls',
+          query_prefix: 'Represent this sentence for searching relevant passages: ',
+          cached: false,
+        }),
+      );
+    });
+
     it('refuses to pull when KBQA_OFFLINE is set', async () => {
       const out = await cli(['models', 'pull', 'acme/kbqa-tiny-bert', '--json'], {
         KBQA_DATA_DIR: join(root, 'pull-data'),
         KBQA_OFFLINE: '1',
       }).catch((e: { stdout: string }) => e.stdout);
       expect(JSON.parse(out).error).toContain('KBQA_OFFLINE');
+    });
+  });
+
+  describe('with a reranker (tiny generated cross-encoder)', () => {
+    // The fused order puts the page that repeats the question's words first; the tiny
+    // cross-encoder only values "best" (3), "better" (2) and "good" (1).
+    const documents = [
+      {
+        source: 'plain.md',
+        content: '# Listen port\n\nThe listen port of the server: set the listen port option.',
+      },
+      { source: 'best.md', content: '# Notes\n\nThe best choice for the listen port.' },
+      { source: 'good.md', content: '# More notes\n\nA good listen port.' },
+    ];
+    const ask = async (t: TestApp, p: TestProject): Promise<string[]> => {
+      const res = await t
+        .post('/v1/serviceChat', {
+          api_key: p.serverKey,
+          question: 'which listen port',
+          history: [],
+          shouldStream: false,
+        })
+        .expect(200);
+      return (res.body.sources as Array<{ link: string }>).map((s) => s.link);
+    };
+    let fused: string[];
+
+    it('answers in the fused order without a reranker', async () => {
+      const t = await startTestApp({ KBQA_EMBED_MODEL: modelDir, KBQA_OFFLINE: '1' });
+      try {
+        await t.app.get(EmbeddingService).settled();
+        const p = await t.createProject('fused');
+        await ingest(
+          t,
+          p,
+          documents.map((d) => ({ ...d, metadata: {} })),
+        );
+        fused = await ask(t, p);
+        expect(fused[0]).toBe('plain.md');
+      } finally {
+        await t.close();
+      }
+    });
+
+    it("applies the cross-encoder's order to the fused candidates", async () => {
+      const reranker = await makeTinyReranker(join(root, 'models'));
+      const t = await startTestApp({
+        KBQA_EMBED_MODEL: modelDir,
+        KBQA_RERANK_MODEL: reranker,
+        KBQA_OFFLINE: '1',
+      });
+      try {
+        await t.app.get(EmbeddingService).settled();
+        expect((await request(t.http).get('/health').expect(200)).body.reranker).toBe('ready');
+        const p = await t.createProject('reranked');
+        await ingest(
+          t,
+          p,
+          documents.map((d) => ({ ...d, metadata: {} })),
+        );
+        expect(await ask(t, p)).toEqual(['best.md', 'good.md', 'plain.md']);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('answers as before with one warning when the reranking model is missing', async () => {
+      const warn = jest.spyOn(Logger.prototype, 'warn');
+      const t = await startTestApp({
+        KBQA_EMBED_MODEL: modelDir,
+        KBQA_RERANK_MODEL: 'Xenova/ms-marco-MiniLM-L-6-v2',
+        KBQA_MODELS_DIR: join(root, 'empty-cache'),
+        KBQA_OFFLINE: '1',
+      });
+      try {
+        await t.app.get(EmbeddingService).settled();
+        expect((await request(t.http).get('/health').expect(200)).body.reranker).toBe('unavailable');
+        const p = await t.createProject('missing-reranker');
+        await ingest(
+          t,
+          p,
+          documents.map((d) => ({ ...d, metadata: {} })),
+        );
+        expect(await ask(t, p)).toEqual(fused);
+        const rerankWarnings = warn.mock.calls.filter(([m]) => String(m).includes('Reranking model'));
+        expect(rerankWarnings).toHaveLength(1);
+      } finally {
+        warn.mockRestore();
+        await t.close();
+      }
     });
   });
 });

@@ -18,3 +18,18 @@ export type EmbedderState =
   | { status: 'loading'; model: string }
   | { status: 'ready'; model: string; dimension: number }
   | { status: 'unavailable'; model: string; reason: string };
+
+/**
+ * A cross-encoder: reads a query and a passage together and scores how well the passage
+ * answers it, which ranks better than comparing two separately made vectors but costs a model
+ * run per passage, so it only reorders the first candidates of a search.
+ */
+export interface Reranker {
+  /** Model id, for logs. */
+  readonly id: string;
+  /**
+   * One score per text, in input order, higher is more relevant; scores only compare within one
+   * call. `deadline` (epoch ms): work not started by then may be dropped with `TIMEOUT`.
+   */
+  rerank(query: string, texts: string[], options?: { deadline?: number }): Promise<number[]>;
+}

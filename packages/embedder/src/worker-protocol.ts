@@ -12,7 +12,12 @@ export type ModelProgress =
   | { type: 'total'; loaded: number; total: number; percent: number };
 
 export interface WorkerSettings {
-  model: string;
+  /** Embedding model; undefined loads only the reranker (`models pull` of a reranker). */
+  model: string | undefined;
+  pooling: 'mean' | 'cls';
+  normalize: boolean;
+  /** Cross-encoder loaded after the embedder; its failure leaves embedding working. */
+  rerankModel?: string;
   modelsDir: string;
   offline: boolean;
   dtype: EmbedDtype;
@@ -21,11 +26,17 @@ export interface WorkerSettings {
   reportProgress: boolean;
 }
 
-export type ToWorker = { type: 'embed'; id: number; texts: string[] };
+export type ToWorker =
+  | { type: 'embed'; id: number; texts: string[] }
+  | { type: 'rerank'; id: number; query: string; texts: string[]; deadline?: number };
 
 export type FromWorker =
-  | { type: 'ready'; dimension: number }
+  /** `dtype`: the quantization that loaded (the other one when the wanted file is missing). */
+  | { type: 'ready'; dimension: number; dtype: EmbedDtype }
   | { type: 'load-failed'; reason: string }
+  | { type: 'rerank-ready' }
+  | { type: 'rerank-load-failed'; reason: string }
+  | { type: 'scores'; id: number; scores: number[] }
   | { type: 'progress'; progress: ModelProgress }
   | { type: 'vectors'; id: number; data: Float32Array; count: number }
-  | { type: 'embed-failed'; id: number; reason: string };
+  | { type: 'embed-failed'; id: number; reason: string; timedOut?: boolean };

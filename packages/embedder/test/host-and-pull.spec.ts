@@ -7,7 +7,13 @@ import { EmbedderHost } from '../src/embedder.host';
 import { pullModel } from '../src/pull-model';
 import { TransformersEmbedder } from '../src/transformers.embedder';
 import type { ModelProgress } from '../src/worker-protocol';
-import { TINY_MODEL_DIMENSION, TINY_MODEL_NAME, makeTinyModel } from '../src/testing';
+import {
+  TINY_MODEL_DIMENSION,
+  TINY_MODEL_NAME,
+  TINY_RERANKER_NAME,
+  makeTinyModel,
+  makeTinyReranker,
+} from '../src/testing';
 import { WORKER_PATH, tempDir } from './helpers';
 
 describe('EmbedderHost', () => {
@@ -95,6 +101,7 @@ describe('pullModel', () => {
   beforeAll(async () => {
     // The hub holds the tiny model under an organisation-style id, as the real hub would.
     await makeTinyModel(path.join(hubRoot.dir, 'kbqa'));
+    await makeTinyReranker(path.join(hubRoot.dir, 'kbqa'));
     hub = await fakeHub(hubRoot.dir, requests);
   });
   afterAll(async () => {
@@ -127,6 +134,44 @@ describe('pullModel', () => {
     expect(offline.dimension).toBe(TINY_MODEL_DIMENSION);
     await offline.close();
     expect(requests.length).toBe(before);
+  });
+
+  it('downloads a reranker into the cache, after which it reranks offline', async () => {
+    const id = `kbqa/${TINY_RERANKER_NAME}`;
+    await pullModel(id, {
+      modelsDir: cache.dir,
+      remoteHost: hub.url,
+      workerPath: WORKER_PATH,
+      kind: 'reranker',
+    });
+    const offline = await TransformersEmbedder.load({
+      model: id,
+      rerankModel: id,
+      rerankOnly: true,
+      modelsDir: cache.dir,
+      offline: true,
+      workerPath: WORKER_PATH,
+    });
+    try {
+      expect(await offline.rerankerReady()).toEqual({ status: 'ready' });
+      expect(await offline.rerank('q', ['good', 'best'])).toEqual([1, 3]);
+    } finally {
+      await offline.close();
+    }
+  });
+
+  it('fails with MODEL_UNAVAILABLE naming reranking for a reranker the hub does not have', async () => {
+    await expect(
+      pullModel('kbqa/no-such-reranker', {
+        modelsDir: cache.dir,
+        remoteHost: hub.url,
+        workerPath: WORKER_PATH,
+        kind: 'reranker',
+      }),
+    ).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      message: expect.stringContaining('Reranking model'),
+    });
   });
 
   it('fails with MODEL_UNAVAILABLE for a model the hub does not have', async () => {

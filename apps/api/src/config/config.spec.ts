@@ -23,6 +23,8 @@ describe(loadConfig.name, () => {
     [{ KBQA_TOOL_MAX_ROUNDS: '11' }, 'KBQA_TOOL_MAX_ROUNDS must be an integer from 0 to 10'],
     [{ KBQA_TOOL_MAX_ROUNDS: '1.5' }, 'KBQA_TOOL_MAX_ROUNDS must be an integer'],
     [{ KBQA_ADMIN_TOKEN: 'sixteen chars plus' }, 'without spaces'],
+    [{ KBQA_RERANK_TOP: '0' }, 'KBQA_RERANK_TOP must be an integer from 1'],
+    [{ KBQA_RERANK_BUDGET_MS: 'soon' }, 'KBQA_RERANK_BUDGET_MS must be an integer'],
   ])('refuses a bad setting with CONFIG_INVALID, not an HTTP code: %j', (env, message) => {
     const error = refusal(env);
     expect(error.code).toBe('CONFIG_INVALID');
@@ -41,5 +43,16 @@ describe(loadConfig.name, () => {
     };
     expect(loadConfig({}, '/tmp').version).toBe(pkg.version);
     expect(loadConfig({ KBQA_VERSION_OVERRIDE: '9.9.9' }, '/tmp').version).toBe('9.9.9');
+  });
+
+  it('defaults to snowflake-arctic-embed-xs with reranking off, top 20 and a 300 ms budget', () => {
+    const { embedding } = loadConfig({}, '/tmp');
+    expect(embedding.model).toBe('Snowflake/snowflake-arctic-embed-xs');
+    expect(embedding.rerank).toEqual({ model: undefined, top: 20, budgetMs: 300 });
+    expect(loadConfig({ KBQA_RERANK_MODEL: 'none' }, '/tmp').embedding.rerank.model).toBeUndefined();
+    expect(
+      loadConfig({ KBQA_RERANK_MODEL: 'Xenova/ms-marco-MiniLM-L-6-v2', KBQA_RERANK_TOP: '10' }, '/tmp')
+        .embedding.rerank,
+    ).toEqual({ model: 'Xenova/ms-marco-MiniLM-L-6-v2', top: 10, budgetMs: 300 });
   });
 });

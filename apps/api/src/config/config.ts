@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KbqaError } from '@kbqa/core';
+import { DEFAULT_EMBED_MODEL } from '@kbqa/embedder';
 import type { RateLimitSettings } from '../common/rate-limit';
 
 /** The service's version, from its package.json (dist/config and src/config sit two levels below it). */
@@ -51,7 +52,17 @@ export interface AppConfig {
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
   dashboardSessionMs: number;
   chunker: { targetSize: number; maxSize: number; overlap: number };
-  embedding: { model: string; modelsDir: string; offline: boolean; remoteHost: string | undefined };
+  embedding: {
+    model: string;
+    modelsDir: string;
+    offline: boolean;
+    remoteHost: string | undefined;
+    /**
+     * Cross-encoder over the first `top` fused candidates (KBQA_RERANK_MODEL, off when
+     * undefined); past `budgetMs` the fused order stands.
+     */
+    rerank: { model: string | undefined; top: number; budgetMs: number };
+  };
   llm:
     | { kind: 'extractive' }
     | {
@@ -188,10 +199,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       overlap: int(env, 'KBQA_CHUNK_OVERLAP', 100, 0, Math.floor(targetSize / 2)),
     },
     embedding: {
-      model: env.KBQA_EMBED_MODEL || 'Xenova/all-MiniLM-L6-v2',
+      model: env.KBQA_EMBED_MODEL || DEFAULT_EMBED_MODEL,
       modelsDir: resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models')),
       offline: bool(env, 'KBQA_OFFLINE', false),
       remoteHost: env.KBQA_MODEL_HOST || undefined,
+      rerank: {
+        model: ['', 'none'].includes(env.KBQA_RERANK_MODEL?.trim().toLowerCase() ?? '')
+          ? undefined
+          : env.KBQA_RERANK_MODEL?.trim(),
+        top: int(env, 'KBQA_RERANK_TOP', 20, 1, 200),
+        budgetMs: int(env, 'KBQA_RERANK_BUDGET_MS', 300, 1, 60_000),
+      },
     },
     llm,
     tools: {

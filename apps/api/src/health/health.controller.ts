@@ -9,6 +9,10 @@ export interface HealthResponse {
   status: 'ok' | 'degraded';
   version: string;
   retrieval: RetrievalMode;
+  /** Why retrieval is lexical though a model is configured: the index holds another model's vectors. */
+  retrieval_detail?: string;
+  /** Only with KBQA_RERANK_MODEL set: whether the reranker is in use. */
+  reranker?: 'loading' | 'ready' | 'unavailable';
   queue: IngestionQueue['kind'];
   queue_state: QueueHealth['state'];
   queue_detail?: string;
@@ -26,10 +30,15 @@ export class HealthController {
   @Get('health')
   async health(): Promise<HealthResponse> {
     const queue = await this.queue.health();
+    const retrieval = this.embedding.retrievalMode();
+    const mismatch = retrieval === 'lexical' ? this.embedding.indexMismatch : undefined;
+    const reranker = this.embedding.rerankerStatus;
     return {
       status: queue.state === 'ok' ? 'ok' : 'degraded',
       version: this.config.version,
-      retrieval: this.embedding.retrievalMode(),
+      retrieval,
+      ...(mismatch ? { retrieval_detail: mismatch } : {}),
+      ...(reranker !== 'off' ? { reranker } : {}),
       queue: this.queue.kind,
       queue_state: queue.state,
       ...(queue.detail ? { queue_detail: queue.detail } : {}),

@@ -11,6 +11,7 @@ import { EmbedderHost } from '@kbqa/embedder';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE } from '../database/database.module';
 import { embedPending } from './embed-pending';
+import type { RerankSettings } from './rerank';
 
 export type RetrievalMode = 'lexical' | 'hybrid';
 
@@ -31,6 +32,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
   private readonly vectors: VectorStore;
   private attached: Embedder | undefined;
   private mismatch: { embedder: Embedder; checkedAt: number } | undefined;
+  private mismatchMessage: string | undefined;
   private readonly stopping = new AbortController();
   private backfill: Promise<void> | undefined;
   private attaching: Promise<void> | undefined;
@@ -45,6 +47,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
       modelsDir: config.embedding.modelsDir,
       offline: config.embedding.offline,
       remoteHost: config.embedding.remoteHost,
+      rerankModel: config.embedding.rerank.model,
       logger: this.logger,
     });
   }
@@ -72,6 +75,27 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
 
   retrievalMode(): RetrievalMode {
     return this.ready() ? 'hybrid' : 'lexical';
+  }
+
+  /** The reranker with its settings once it is ready; undefined leaves the fused order. */
+  reranking(): RerankSettings | undefined {
+    const reranker = this.host.reranker();
+    if (!reranker) return undefined;
+    const { top, budgetMs } = this.config.embedding.rerank;
+    return { reranker, top, budgetMs };
+  }
+
+  /** The reranker's state for /health: off, loading, ready or unavailable. */
+  get rerankerStatus(): 'off' | 'loading' | 'ready' | 'unavailable' {
+    return this.host.rerankerState.status;
+  }
+
+  /**
+   * Why retrieval is lexical though a model is ready: the index holds another model's vectors.
+   * Undefined otherwise.
+   */
+  get indexMismatch(): string | undefined {
+    return this.attached ? undefined : this.mismatchMessage;
   }
 
   /** Resolves once the model has loaded or failed (tests and benchmarks wait on it). */
@@ -136,6 +160,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
     } catch (error) {
       const e = KbqaError.from(error);
       if (e.code === 'INDEX_MISMATCH') {
+        this.mismatchMessage = e.message;
         if (!options.quiet) this.logger.error(`${e.message} Until then, retrieval is lexical.`);
       } else {
         this.logger.error(`could not use the vector index, retrieval stays lexical: ${e.message}`);

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import type { ChunkStore, SearchHit, SearchQuery } from '@kbqa/core';
+import type { ChunkStore, Reranker, SearchHit, SearchQuery } from '@kbqa/core';
+import type { RerankSettings } from './rerank';
 import type { EmbeddingService } from './embedding.service';
 import { RetrievalService } from './retrieval.service';
 
@@ -17,8 +18,20 @@ function fakeStore(hits: SearchHit[]) {
   return { store, queries };
 }
 
-const embedding = (vector: Float32Array | undefined) =>
-  ({ embedQuery: () => Promise.resolve(vector) }) as unknown as EmbeddingService;
+const embedding = (vector: Float32Array | undefined, reranking?: RerankSettings) =>
+  ({ embedQuery: () => Promise.resolve(vector), reranking: () => reranking }) as unknown as EmbeddingService;
+
+/** A reranker that scores each text by the number in it ("chunk 7" scores 7). */
+const numberReranker = (calls: string[][] = []): Reranker => ({
+  id: 'fake-reranker',
+  rerank: (_query, texts) => {
+    calls.push(texts);
+    return Promise.resolve(texts.map((t) => Number(/chunk (\d+)/.exec(t)?.[1] ?? 0)));
+  },
+});
+
+const textHit = (chunkId: number, score: number) =>
+  ({ chunkId, score, title: '', headingPath: [], content: `chunk ${chunkId}` }) as unknown as SearchHit;
 
 describe(RetrievalService.name, () => {
   const request = { projectId: 3, question: 'how do hooks run?', topK: 5, filters: [], threshold: 0 };
@@ -52,5 +65,48 @@ describe(RetrievalService.name, () => {
     expect((await service.retrieve({ ...request, threshold: 0.5 })).map((h) => h.chunkId)).toEqual([1, 3]);
     expect(await service.retrieve({ ...request, threshold: 1 })).toEqual([]);
     expect(queries).toHaveLength(1);
+  });
+
+  it('reads the reranker top candidates and returns topK in its order, keeping the fused scores in place', async () => {
+    const calls: string[][] = [];
+    const { store, queries } = fakeStore([
+      textHit(1, 0.9),
+      textHit(2, 0.8),
+      textHit(3, 0.7),
+      textHit(9, 0.6),
+    ]);
+    const service = new RetrievalService(
+      store,
+      embedding(undefined, { reranker: numberReranker(calls), top: 3, budgetMs: 1_000 }),
+    );
+    const hits = await service.retrieve({ ...request, topK: 2 });
+    expect(queries[0]?.topK).toBe(3);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toHaveLength(3);
+    // Chunk 9 is outside the reranked head; 3 > 2 > 1 by the reranker.
+    expect(hits.map((h) => [h.chunkId, h.score])).toEqual([
+      [3, 0.9],
+      [2, 0.8],
+    ]);
+  });
+
+  it('keeps the fused order when the reranker misses its budget', async () => {
+    const never: Reranker = { id: 'slow', rerank: () => new Promise<number[]>(() => undefined) };
+    const { store } = fakeStore([textHit(1, 0.9), textHit(2, 0.8), textHit(3, 0.7)]);
+    const service = new RetrievalService(
+      store,
+      embedding(undefined, { reranker: never, top: 20, budgetMs: 5 }),
+    );
+    expect((await service.retrieve(request)).map((h) => h.chunkId)).toEqual([1, 2, 3]);
+  });
+
+  it('keeps the fused order when the reranker fails', async () => {
+    const failing: Reranker = { id: 'broken', rerank: () => Promise.reject(new Error('worker gone')) };
+    const { store } = fakeStore([textHit(1, 0.9), textHit(2, 0.8)]);
+    const service = new RetrievalService(
+      store,
+      embedding(undefined, { reranker: failing, top: 20, budgetMs: 1_000 }),
+    );
+    expect((await service.retrieve(request)).map((h) => h.chunkId)).toEqual([1, 2]);
   });
 });

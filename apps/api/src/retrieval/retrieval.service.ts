@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ChunkStore, MetadataCondition, SearchHit } from '@kbqa/core';
 import { CHUNK_STORE } from '../database/database.module';
 import { EmbeddingService } from './embedding.service';
+import { rerankHits } from './rerank';
 
 export interface RetrieveRequest {
   projectId: number;
@@ -14,9 +15,15 @@ export interface RetrieveRequest {
   threshold: number;
 }
 
-/** Finds the passages for a question: hybrid when a model is ready, lexical otherwise. */
+/**
+ * Finds the passages for a question: hybrid when a model is ready, lexical otherwise; with a
+ * reranker ready, its order of the first candidates when it answers within its budget.
+ */
 @Injectable()
 export class RetrievalService {
+  private readonly logger = new Logger('Retrieval');
+  private rerankFailures = 0;
+
   constructor(
     @Inject(CHUNK_STORE) private readonly store: ChunkStore,
     private readonly embedding: EmbeddingService,
@@ -25,15 +32,25 @@ export class RetrievalService {
   async retrieve(request: RetrieveRequest): Promise<SearchHit[]> {
     if (request.threshold >= 1) return [];
     const vector = await this.embedding.embedQuery(request.question);
-    const hits = await this.store.search({
+    const rerank = this.embedding.reranking();
+    let hits = await this.store.search({
       projectId: request.projectId,
       text: request.question,
       context: request.context,
       vector,
-      topK: request.topK,
+      // The reranker reads its `top` candidates even when fewer results are wanted.
+      topK: rerank ? Math.max(request.topK, rerank.top) : request.topK,
       filters: request.filters,
       mode: vector ? 'hybrid' : 'lexical',
     });
+    if (rerank) {
+      const result = await rerankHits(request.question, hits, rerank);
+      hits = result.hits.slice(0, request.topK);
+      // A reranker that fails every query would flood the log; the first failure says enough.
+      if (result.outcome === 'failed' && this.rerankFailures++ === 0) {
+        this.logger.warn(`reranking failed, the fused order stands: ${result.reason ?? 'unknown'}`);
+      }
+    }
     return hits.filter((h) => h.score >= request.threshold);
   }
 }

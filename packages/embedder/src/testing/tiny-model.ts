@@ -87,6 +87,105 @@ export async function makeTinyModel(outDir: string): Promise<string> {
   return dir;
 }
 
+/** Folder name of the generated cross-encoder inside the output directory. */
+export const TINY_RERANKER_NAME = 'kbqa-tiny-cross-encoder';
+
+/**
+ * Token weights of the tiny cross-encoder; every other token weighs 0. Its score for a (query,
+ * passage) pair is the sum of its tokens' weights, so a test can predict the order: a passage
+ * with `best` outranks one with `better`, which outranks one with `good`, which outranks one
+ * with none of them.
+ */
+export const TINY_RERANKER_WEIGHTS: Readonly<Record<string, number>> = { best: 3, better: 2, good: 1 };
+
+/**
+ * Writes a tiny BERT-shaped cross-encoder to `<outDir>/kbqa-tiny-cross-encoder` and returns that
+ * folder: the tiny model's tokenizer, a sequence-classification config with one label, and an
+ * ONNX graph `logits = ReduceSum(Gather(weights, input_ids), axis 1)` of shape [batch, 1], which
+ * transformers.js loads as `AutoModelForSequenceClassification` like a real MS MARCO
+ * cross-encoder. Padding weighs 0, so batching does not change scores.
+ */
+export async function makeTinyReranker(outDir: string): Promise<string> {
+  const dir = path.join(outDir, TINY_RERANKER_NAME);
+  const vocab = tinyVocabulary();
+  const graph = Buffer.from(tinyRerankerGraph(vocab));
+  const config = {
+    ...tinyConfig(vocab.length),
+    _name_or_path: TINY_RERANKER_NAME,
+    architectures: ['BertForSequenceClassification'],
+    id2label: { 0: 'LABEL_0' },
+    label2id: { LABEL_0: 0 },
+  };
+  const files: [string, string | Buffer][] = [
+    ['config.json', json(config)],
+    ['tokenizer.json', json(tinyTokenizer(vocab))],
+    ['tokenizer_config.json', json(TOKENIZER_CONFIG)],
+    ['special_tokens_map.json', json(SPECIAL_TOKENS_MAP)],
+    ['onnx/model.onnx', graph],
+    ['onnx/model_quantized.onnx', graph],
+  ];
+  await mkdir(path.join(dir, 'onnx'), { recursive: true });
+  for (const [name, content] of files) await writeFile(path.join(dir, name), content);
+  return dir;
+}
+
+function tinyRerankerGraph(vocab: string[]): Uint8Array {
+  const weights = new Float32Array(vocab.length);
+  vocab.forEach((token, id) => (weights[id] = TINY_RERANKER_WEIGHTS[token] ?? 0));
+  const axes = new Uint8Array(new BigInt64Array([1n]).buffer);
+  const dims = (...names: (string | number)[]): onnx.ITensorShapeProto => ({
+    dim: names.map((n) => (typeof n === 'number' ? { dimValue: n } : { dimParam: n })),
+  });
+  const model: onnx.IModelProto = {
+    irVersion: 8,
+    producerName: 'kbqa-make-tiny-model',
+    opsetImport: [{ domain: '', version: 13 }],
+    graph: {
+      name: TINY_RERANKER_NAME,
+      node: [
+        {
+          name: 'token_weights',
+          opType: 'Gather',
+          input: ['weights', 'input_ids'],
+          output: ['token_scores'],
+          attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+        },
+        {
+          name: 'sum_over_sequence',
+          opType: 'ReduceSum',
+          input: ['token_scores', 'sequence_axis'],
+          output: ['logits'],
+          attribute: [{ name: 'keepdims', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+        },
+      ],
+      initializer: [
+        {
+          name: 'weights',
+          dataType: onnx.TensorProto.DataType.FLOAT,
+          dims: [vocab.length, 1],
+          rawData: new Uint8Array(weights.buffer),
+        },
+        { name: 'sequence_axis', dataType: onnx.TensorProto.DataType.INT64, dims: [1], rawData: axes },
+      ],
+      input: [
+        {
+          name: 'input_ids',
+          type: {
+            tensorType: { elemType: onnx.TensorProto.DataType.INT64, shape: dims('batch', 'sequence') },
+          },
+        },
+      ],
+      output: [
+        {
+          name: 'logits',
+          type: { tensorType: { elemType: onnx.TensorProto.DataType.FLOAT, shape: dims('batch', 1) } },
+        },
+      ],
+    },
+  };
+  return onnx.ModelProto.encode(onnx.ModelProto.create(model)).finish();
+}
+
 function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }

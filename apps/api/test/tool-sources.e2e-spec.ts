@@ -1,63 +1,16 @@
 import { startServer, type TestServer } from '@kbqa/core/testing';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { execFile } from 'node:child_process';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { z } from 'zod';
 import { ToolsService } from '../src/tools/tools.service';
+import { MCP_SECRET, startMcpServer } from './fake-mcp';
 import { startTestApp, type TestApp } from './helpers';
 
 const TOKEN = 'test-operator-token-0123456789';
-const SECRET = 'Bearer mcp-secret-9c4e2a7b1d';
+const SECRET = MCP_SECRET;
 const CLI = join(__dirname, '..', 'dist', 'cli.js');
-
-/** An MCP server of the SDK, stateless (a server and transport per request), recording the auth header. */
-async function startMcpServer(authSeen: Array<string | undefined>): Promise<TestServer> {
-  const build = () => {
-    const server = new McpServer({ name: 'test-tools', version: '1.0.0' });
-    server.registerTool(
-      'shout',
-      { description: 'Upper-cases a text', inputSchema: { text: z.string() } },
-      ({ text }) => ({
-        content: [
-          { type: 'text', text: text.toUpperCase() },
-          { type: 'text', text: 'done' },
-        ],
-      }),
-    );
-    server.registerTool('lookup', { description: 'Clashes with an HTTP tool of the same name' }, () => ({
-      content: [{ type: 'text', text: 'from mcp' }],
-    }));
-    server.registerTool('explode', { description: 'Always fails' }, () => ({
-      content: [{ type: 'text', text: `boom (${SECRET})` }],
-      isError: true,
-    }));
-    return server;
-  };
-  return startServer((req: IncomingMessage, res: ServerResponse) => {
-    authSeen.push(req.headers.authorization);
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const server = build();
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      void server
-        .connect(transport)
-        .then(() => transport.handleRequest(req, res, raw ? (JSON.parse(raw) as unknown) : undefined));
-    });
-  });
-}
 
 /** Runs the built CLI; never throws on a non-zero exit. */
 function kbqa(args: string[], env: Record<string, string>) {

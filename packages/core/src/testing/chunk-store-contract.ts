@@ -10,15 +10,15 @@ import { FakeEmbedder } from './fake-embedder';
 export interface ChunkStoreContractFixture {
   store: ChunkStore;
   projects: [number, number];
-  /**
-   * False for a store without vector support (PostgreSQL without pgvector): the vector cases
-   * then check that it is lexical-only instead.
-   */
-  vectors: boolean;
   teardown(): Promise<void>;
 }
 
 export interface ChunkStoreContractOptions {
+  /**
+   * False for a store without vector support (PostgreSQL without pgvector): the vector cases are
+   * skipped, visibly, and the lexical-only cases run instead.
+   */
+  vectors: boolean;
   /** Milliseconds for each case; a networked store on a loaded machine needs more than jest's default. */
   timeoutMs?: number;
 }
@@ -125,20 +125,22 @@ const sources = (hits: SearchHit[]) => hits.map((h) => h.source);
 export function describeChunkStoreContract(
   name: string,
   setup: () => Promise<ChunkStoreContractFixture>,
-  options: ChunkStoreContractOptions = {},
+  options: ChunkStoreContractOptions,
 ): void {
   describe(`${name} (ChunkStore contract)`, () => {
-    let f: ChunkStoreContractFixture;
+    let fixture: ChunkStoreContractFixture;
     let store: ChunkStore;
     let p1: number;
     let p2: number;
     beforeEach(async () => {
-      f = await setup();
-      store = f.store;
-      [p1, p2] = f.projects;
+      fixture = await setup();
+      store = fixture.store;
+      [p1, p2] = fixture.projects;
     }, options.timeoutMs);
-    afterEach(() => f.teardown(), options.timeoutMs);
+    afterEach(() => fixture.teardown(), options.timeoutMs);
     const t = options.timeoutMs;
+    const withVectors = options.vectors ? it : it.skip;
+    const lexicalOnly = options.vectors ? it.skip : it;
 
     describe('sources', () => {
       it(
@@ -420,10 +422,9 @@ export function describeChunkStoreContract(
       };
       const attempt = (fn: () => unknown) => Promise.resolve().then(fn);
 
-      it(
+      withVectors(
         'lists pending chunks with their text to embed, stores vectors and counts them',
         async () => {
-          if (!f.vectors) return;
           await store.vectors.attach(embedder.id, embedder.dimension);
           expect(await store.vectors.meta()).toEqual({ embedderId: embedder.id, dimension: 64 });
           await store.replaceSources([
@@ -450,10 +451,9 @@ export function describeChunkStoreContract(
         t,
       );
 
-      it(
+      withVectors(
         'skips vectors of chunks deleted meanwhile and refuses a vector of the wrong dimension',
         async () => {
-          if (!f.vectors) return;
           await store.vectors.attach(embedder.id, embedder.dimension);
           await store.replaceSources([input(p1, 'a', [contractDraft('alpha')])]);
           const pending = await store.vectors.pending(10, 0);
@@ -473,10 +473,9 @@ export function describeChunkStoreContract(
         t,
       );
 
-      it(
+      withVectors(
         'keeps the vectors of unchanged chunks when a source is replaced, and drops them with the source',
         async () => {
-          if (!f.vectors) return;
           await store.vectors.attach(embedder.id, embedder.dimension);
           await store.replaceSources([
             input(p1, 's', [contractDraft('kept text'), contractDraft('changed text', 1)]),
@@ -494,10 +493,9 @@ export function describeChunkStoreContract(
         t,
       );
 
-      it(
+      withVectors(
         'finds by vector in dense and hybrid search, a dense-only hit included, within the project',
         async () => {
-          if (!f.vectors) return;
           await store.vectors.attach(embedder.id, embedder.dimension);
           await loadSite(store, p1);
           await loadSite(store, p2);
@@ -537,10 +535,9 @@ export function describeChunkStoreContract(
         t,
       );
 
-      it(
+      withVectors(
         'binds to one embedder: another is INDEX_MISMATCH until reset drops every vector',
         async () => {
-          if (!f.vectors) return;
           await store.vectors.attach(embedder.id, embedder.dimension);
           await store.vectors.attach(embedder.id, embedder.dimension);
           await store.replaceSources([input(p1, 'a', [contractDraft('alpha')])]);
@@ -579,10 +576,9 @@ export function describeChunkStoreContract(
         t,
       );
 
-      it(
+      lexicalOnly(
         'refuses to attach an embedder when the store has no vector support',
         async () => {
-          if (f.vectors) return;
           await expect(
             attempt(() => store.vectors.attach(embedder.id, embedder.dimension)),
           ).rejects.toMatchObject({

@@ -22,26 +22,20 @@ import {
   type LexicalHit,
   type LexicalScore,
 } from '@kbqa/store-sqlite';
+import { Bm25Ranker, documentLength } from './bm25';
 import { metadataWhereSql } from './metadata-filter';
 import { inTransaction, migrate } from './migrations';
 import { searchText, tsQueryOf } from './text-search';
 import { PostgresVectorStore, type Queryable } from './vector-store';
 
 /**
- * ts_rank_cd weights for {D, C, B, A} = {code, prose, headings, title}: the SQLite store's
+ * For ranking 'ts_rank_cd': weights for {D, C, B, A} = {code, prose, headings, title}: the SQLite store's
  * FTS_WEIGHTS (title 4, headings 2.5, prose 1, code 0.5) divided by the largest.
  */
 const RANK_WEIGHTS = '{0.125, 0.25, 0.625, 1.0}';
-/**
- * ts_rank_cd normalization: 1 divides by 1 + log(document length), which plays BM25's length
- * normalization (measured on the fastify-docs questions, see docs/postgres.md).
- */
+/** ts_rank_cd normalization: 1 divides by 1 + log(document length), its nearest to BM25's. */
 const RANK_NORMALIZATION = 1;
-/**
- * ts_rank_cd is on a much smaller scale than BM25; this brings the top results of the
- * fastify-docs questions to BM25's range, so lexicalRelevance and rankRelevance (fixed curves
- * tuned on BM25) stay calibrated.
- */
+/** Brings ts_rank_cd, on a much smaller scale, near BM25's, which the relevance curves expect. */
 const RANK_SCALE = 40;
 const RERANK_POOL = 2;
 const MAX_RERANK_POOL = 100;
@@ -54,8 +48,8 @@ const POOL_FACTOR = 2;
 const MIN_POOL = 20;
 
 /** The weighted tsvector of a chunk: title A, heading path B, prose C, code D. */
-const TSV_SQL = `setweight(to_tsvector('english', $1), 'A') || setweight(to_tsvector('english', $2), 'B')
-  || setweight(to_tsvector('english', $3), 'C') || setweight(to_tsvector('english', $4), 'D')`;
+const TSV_SQL = `setweight(to_tsvector('kbqa_english', $1), 'A') || setweight(to_tsvector('kbqa_english', $2), 'B')
+  || setweight(to_tsvector('kbqa_english', $3), 'C') || setweight(to_tsvector('kbqa_english', $4), 'D')`;
 
 const HIT_COLUMNS = 'c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link';
 
@@ -71,32 +65,56 @@ interface HitRow {
 }
 
 interface LexicalPlan {
+  /** tsquery of the question's own terms, which a passage must match. */
   main: string;
+  /** tsquery of the context's terms the question does not have. */
   context?: string;
+  mainTerms: string[];
+  contextTerms: string[];
   weights: Map<string, number>;
   shares: Map<string, number>;
+}
+
+/**
+ * How lexical candidates are ranked before the coverage re-ranking: `bm25` (default) as the
+ * SQLite store does; `ts_rank_cd`, Postgres's own, kept for the comparison in docs/postgres.md.
+ */
+export type LexicalRanking = 'bm25' | 'ts_rank_cd';
+
+export interface PostgresChunkStoreOptions {
+  ranking?: LexicalRanking;
 }
 
 /**
  * Opens the chunk store on a pool: migrates (under an advisory lock, so several processes may
  * start at once) and finds out whether pgvector is there.
  */
-export async function openPostgresChunkStore(pool: Pool): Promise<PostgresChunkStore> {
+export async function openPostgresChunkStore(
+  pool: Pool,
+  options: PostgresChunkStoreOptions = {},
+): Promise<PostgresChunkStore> {
   const { vectorsAvailable } = await migrate(pool);
-  return new PostgresChunkStore(pool, new PostgresVectorStore(pool, vectorsAvailable));
+  return new PostgresChunkStore(pool, new PostgresVectorStore(pool, vectorsAvailable), options);
 }
 
 /**
  * The ChunkStore of a PostgreSQL database: sources, documents and chunks with a weighted
  * tsvector (GIN-indexed) per chunk, and their pgvector vectors when the server has pgvector.
- * Lexical search ranks with ts_rank_cd, then re-ranks by query-term coverage and scores with the
- * same calibrated relevance as the SQLite store.
+ * Lexical search ranks with BM25 (FTS5's, from the tsvectors' term statistics), then re-ranks by
+ * query-term coverage and scores with the same calibrated relevance as the SQLite store.
  */
 export class PostgresChunkStore implements ChunkStore {
+  private readonly bm25: Bm25Ranker;
+  private readonly ranking: LexicalRanking;
+
   constructor(
     private readonly pool: Pool,
     readonly vectors: PostgresVectorStore,
-  ) {}
+    options: PostgresChunkStoreOptions = {},
+  ) {
+    this.bm25 = new Bm25Ranker(pool);
+    this.ranking = options.ranking ?? 'bm25';
+  }
 
   /** False when the server has no pgvector: the store is lexical-only. */
   get vectorsAvailable(): boolean {
@@ -163,8 +181,8 @@ export class PostgresChunkStore implements ChunkStore {
         const chunkId = (
           await client.query<{ id: number }>(
             `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link,
-               content, content_hash, tsv)
-             VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13, $14, ${TSV_SQL}) RETURNING id`,
+               content, content_hash, doc_len, tsv)
+             VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, ${TSV_SQL}) RETURNING id`,
             [
               searchText(chunk.title),
               searchText(chunk.headingPath.join(' ')),
@@ -180,6 +198,7 @@ export class PostgresChunkStore implements ChunkStore {
               chunk.link,
               chunk.content,
               chunk.contentHash,
+              documentLength(chunk.title, chunk.headingPath.join(' '), chunk.content),
             ],
           )
         ).rows[0]!.id;
@@ -308,31 +327,29 @@ export class PostgresChunkStore implements ChunkStore {
   }
 
   /**
-   * Candidates matching any query term, best ts_rank_cd first (plus {@link CONTEXT_WEIGHT} of the
-   * context terms' rank), re-ranked by the weighted share of query stems each passage holds.
+   * Candidates matching any of the question's terms, best BM25 first (context terms adding
+   * {@link CONTEXT_WEIGHT} of theirs), re-ranked by the weighted share of query stems each
+   * passage holds, as the SQLite store ranks them.
    */
   async rankLexical(query: SearchQuery): Promise<LexicalHit[]> {
     const plan = await this.lexicalPlan(query);
     if (!plan) return [];
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 5);
-    const { rows } = await this.pool.query<HitRow & { raw: number }>(
-      `WITH q AS (SELECT to_tsquery('english', $2) AS main, to_tsquery('english', $3) AS ctx)
-       SELECT ${HIT_COLUMNS},
-         ${RANK_SCALE} * (ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.main, ${RANK_NORMALIZATION})
-           + ${CONTEXT_WEIGHT} * ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.ctx, ${RANK_NORMALIZATION})) AS raw
-       FROM q, chunks c JOIN sources s ON s.id = c.source_id
-       ${filter.sql ? 'JOIN documents d ON d.id = c.document_id' : ''}
-       WHERE c.project_id = $1 AND c.tsv @@ q.main ${filter.sql ? `AND ${filter.sql}` : ''}
-       ORDER BY raw DESC, c.id LIMIT $4`,
-      [query.projectId, plan.main, plan.context ?? '', pool, ...filter.params],
-    );
+    const raw = await this.rawScores(plan, {
+      sql: `c.project_id = $4${filter.sql ? ` AND ${filter.sql}` : ''}`,
+      params: [query.projectId, ...filter.params],
+      joinDocuments: filter.sql !== '',
+    });
+    const top = [...raw].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
+    const rows = await this.hitRows(top.map(([id]) => id));
     return rows
       .map((r) => {
+        const score = raw.get(r.id) ?? 0;
         const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
         const rank =
-          r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
-        return { hit: toHit(r, lexicalRelevance(r.raw, weightedCoverage(plan.weights, passage))), rank };
+          score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
+        return { hit: toHit(r, lexicalRelevance(score, weightedCoverage(plan.weights, passage))), rank };
       })
       .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
       .slice(0, query.topK)
@@ -344,24 +361,61 @@ export class PostgresChunkStore implements ChunkStore {
     const out = new Map<number, LexicalScore>();
     const plan = await this.lexicalPlan(query);
     if (!plan || chunkIds.length === 0) return out;
-    const { rows } = await this.pool.query<HitRow & { raw: number }>(
-      `WITH q AS (SELECT to_tsquery('english', $2) AS main, to_tsquery('english', $3) AS ctx)
-       SELECT c.id, c.title, c.heading_path, c.content,
-         ${RANK_SCALE} * (ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.main, ${RANK_NORMALIZATION})
-           + ${CONTEXT_WEIGHT} * ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.ctx, ${RANK_NORMALIZATION})) AS raw
-       FROM q, chunks c WHERE c.id = ANY($1::int[]) AND c.tsv @@ q.main`,
-      [chunkIds, plan.main, plan.context ?? ''],
-    );
-    for (const r of rows) {
+    const raw = await this.rawScores(plan, {
+      sql: 'c.id = ANY($4::int[])',
+      params: [chunkIds],
+      joinDocuments: false,
+    });
+    for (const r of await this.hitRows([...raw.keys()])) {
+      const score = raw.get(r.id) ?? 0;
       const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
       const rank =
-        r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
+        score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
       out.set(r.id, {
-        score: lexicalRelevance(r.raw, weightedCoverage(plan.weights, passage)),
+        score: lexicalRelevance(score, weightedCoverage(plan.weights, passage)),
         rankRelevance: rankRelevance(rank),
       });
     }
     return out;
+  }
+
+  /**
+   * The raw lexical score of every chunk `scope` selects that matches the question: BM25 (see
+   * {@link Bm25Ranker}), or scaled ts_rank_cd when the store was made with `ranking: 'ts_rank_cd'`.
+   * `scope` is SQL over `chunks c` (and `documents d`), its parameters numbered from $4.
+   */
+  private async rawScores(
+    plan: LexicalPlan,
+    scope: { sql: string; params: unknown[]; joinDocuments: boolean },
+  ): Promise<Map<number, number>> {
+    if (this.ranking === 'bm25') {
+      return this.bm25.scores(
+        [
+          ...plan.mainTerms.map((term) => ({ term, factor: 1 })),
+          ...plan.contextTerms.map((term) => ({ term, factor: CONTEXT_WEIGHT })),
+        ],
+        plan.main,
+        scope,
+      );
+    }
+    const { rows } = await this.pool.query<{ id: number; raw: number }>(
+      `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main, to_tsquery('kbqa_english', $2) AS ctx)
+       SELECT c.id, $3::float8 * (ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.main, ${RANK_NORMALIZATION})
+         + ${CONTEXT_WEIGHT} * ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.ctx, ${RANK_NORMALIZATION})) AS raw
+       FROM q, chunks c ${scope.joinDocuments ? 'JOIN documents d ON d.id = c.document_id' : ''}
+       WHERE c.tsv @@ q.main AND ${scope.sql}`,
+      [plan.main, plan.context ?? '', RANK_SCALE, ...scope.params],
+    );
+    return new Map(rows.map((r) => [r.id, r.raw]));
+  }
+
+  private async hitRows(ids: number[]): Promise<HitRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<HitRow>(
+      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ANY($1::int[])`,
+      [ids],
+    );
+    return rows;
   }
 
   private async denseSearch(query: SearchQuery): Promise<SearchHit[]> {
@@ -413,12 +467,7 @@ export class PostgresChunkStore implements ChunkStore {
   }
 
   private async hydrate(scored: Array<{ chunkId: number; score: number }>): Promise<SearchHit[]> {
-    if (scored.length === 0) return [];
-    const { rows } = await this.pool.query<HitRow>(
-      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ANY($1::int[])`,
-      [scored.map((s) => s.chunkId)],
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const byId = new Map((await this.hitRows(scored.map((s) => s.chunkId))).map((r) => [r.id, r]));
     const hits: SearchHit[] = [];
     for (const { chunkId, score } of scored) {
       const r = byId.get(chunkId);
@@ -450,7 +499,7 @@ export class PostgresChunkStore implements ChunkStore {
     }
     const own = new Set(terms);
     const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
-    return { main, context: tsQueryOf(contextTerms), weights, shares };
+    return { main, context: tsQueryOf(contextTerms), mainTerms: terms, contextTerms, weights, shares };
   }
 
   private idfCache = { rows: -1, idf: new Map<string, number>() };
@@ -470,7 +519,7 @@ export class PostgresChunkStore implements ChunkStore {
     if (missing.length > 0) {
       if (cache.size + missing.length > MAX_CACHED_IDFS) cache.clear();
       const { rows } = await this.pool.query<{ stem: string; n: number }>(
-        `SELECT s AS stem, (SELECT count(*)::int FROM chunks WHERE tsv @@ to_tsquery('english', quote_literal(s))) AS n
+        `SELECT s AS stem, (SELECT count(*)::int FROM chunks WHERE tsv @@ to_tsquery('kbqa_english', quote_literal(s))) AS n
          FROM unnest($1::text[]) AS s`,
         [missing],
       );

@@ -13,7 +13,7 @@ const { randomBytes } = require('node:crypto');
 const { Client, Pool } = require(
   require.resolve('pg', { paths: [path.join(__dirname, '..', '..', 'packages', 'store-postgres')] }),
 );
-const { requireSharedCorpus } = require('../shared-corpus');
+const { requireSharedCorpus, SKIPPED } = require('../shared-corpus');
 const { MarkdownChunker } = require('../../packages/chunker/dist');
 const { SqliteChunkIndex, openDataSource, rawDatabase } = require('../../packages/store-sqlite/dist');
 const { openPostgresChunkStore } = require('../../packages/store-postgres/dist');
@@ -96,8 +96,13 @@ async function main() {
   await ds.destroy();
 
   const name = `kbqa_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
+  const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (e) {
+    process.stderr.write(`skipped: PostgreSQL at ${SERVER_URL} is unreachable (${e.message})\n`);
+    process.exit(SKIPPED);
+  }
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(SERVER_URL);
   url.pathname = `/${name}`;

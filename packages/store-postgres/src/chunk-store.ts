@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type {
+  ChunkDraft,
   ChunkStore,
   IndexedSource,
   PageVersion,
@@ -47,9 +48,11 @@ const MAX_CACHED_IDFS = 10_000;
 const POOL_FACTOR = 2;
 const MIN_POOL = 20;
 
-/** The weighted tsvector of a chunk: title A, heading path B, prose C, code D. */
-const TSV_SQL = `setweight(to_tsvector('kbqa_english', $1), 'A') || setweight(to_tsvector('kbqa_english', $2), 'B')
-  || setweight(to_tsvector('kbqa_english', $3), 'C') || setweight(to_tsvector('kbqa_english', $4), 'D')`;
+/** The weighted tsvector of a chunk row `r`: title A, heading path B, prose C, code D. */
+const TSV_SQL = `setweight(to_tsvector('kbqa_english', r.t_title), 'A')
+  || setweight(to_tsvector('kbqa_english', r.t_headings), 'B')
+  || setweight(to_tsvector('kbqa_english', r.t_prose), 'C')
+  || setweight(to_tsvector('kbqa_english', r.t_code), 'D')`;
 
 const HIT_COLUMNS = 'c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link';
 
@@ -176,36 +179,13 @@ export class PostgresChunkStore implements ChunkStore {
           ],
         )
       ).rows[0]!.id;
-      for (const chunk of chunks) {
-        const body = splitProseAndCode(chunk.content);
-        const chunkId = (
-          await client.query<{ id: number }>(
-            `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link,
-               content, content_hash, doc_len, tsv)
-             VALUES ($5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, ${TSV_SQL}) RETURNING id`,
-            [
-              searchText(chunk.title),
-              searchText(chunk.headingPath.join(' ')),
-              searchText(body.prose),
-              searchText(body.code),
-              input.projectId,
-              sourceId,
-              documentId,
-              chunk.ordinal,
-              chunk.kind,
-              chunk.title,
-              JSON.stringify(chunk.headingPath),
-              chunk.link,
-              chunk.content,
-              chunk.contentHash,
-              documentLength(chunk.title, chunk.headingPath.join(' '), chunk.content),
-            ],
-          )
-        ).rows[0]!.id;
+      const ids = await insertChunks(client, input.projectId, sourceId, documentId, chunks);
+      chunks.forEach((chunk, i) => {
+        const chunkId = ids[i]!;
         const vector = carried.get(chunk.contentHash);
         if (vector) restored.push({ chunkId, vector });
         chunkIds.push(chunkId);
-      }
+      });
     }
     await this.vectors.restore(client, restored);
     return { sourceId, chunkIds };
@@ -544,6 +524,53 @@ export class PostgresChunkStore implements ChunkStore {
       client.release();
     }
   }
+}
+
+/**
+ * Inserts a document's chunks in one statement (one round trip per document, not per chunk: a
+ * round trip per chunk made writing 20 times slower than the SQLite store) and returns their ids
+ * in the order given. Identity values are drawn as the ordered rows are inserted, so the ids,
+ * sorted, follow the input order.
+ */
+async function insertChunks(
+  client: PoolClient,
+  projectId: number,
+  sourceId: number,
+  documentId: number,
+  chunks: ChunkDraft[],
+): Promise<number[]> {
+  if (chunks.length === 0) return [];
+  const bodies = chunks.map((c) => splitProseAndCode(c.content));
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link,
+       content, content_hash, doc_len, tsv)
+     SELECT $1, $2, $3, r.ordinal, r.kind, r.title, r.heading_path::jsonb, r.link, r.content, r.content_hash,
+       r.doc_len, ${TSV_SQL}
+     FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
+       $12::text[], $13::text[], $14::text[], $15::text[])
+       WITH ORDINALITY AS r (ordinal, kind, title, heading_path, link, content, content_hash, doc_len,
+         t_title, t_headings, t_prose, t_code, i)
+     ORDER BY r.i
+     RETURNING id`,
+    [
+      projectId,
+      sourceId,
+      documentId,
+      chunks.map((c) => c.ordinal),
+      chunks.map((c) => c.kind),
+      chunks.map((c) => c.title),
+      chunks.map((c) => JSON.stringify(c.headingPath)),
+      chunks.map((c) => c.link),
+      chunks.map((c) => c.content),
+      chunks.map((c) => c.contentHash),
+      chunks.map((c) => documentLength(c.title, c.headingPath.join(' '), c.content)),
+      chunks.map((c) => searchText(c.title)),
+      chunks.map((c) => searchText(c.headingPath.join(' '))),
+      bodies.map((b) => searchText(b.prose)),
+      bodies.map((b) => searchText(b.code)),
+    ],
+  );
+  return rows.map((r) => r.id).sort((a, b) => a - b);
 }
 
 function toHit(row: HitRow, score: number): SearchHit {

@@ -149,6 +149,9 @@ export function describeChunkStoreContract(
           const [first] = await store.replaceSources([
             input(p1, 's', [contractDraft('alpha beta'), contractDraft('gamma', 1)]),
           ]);
+          // chunkIds follow the order of the chunks given.
+          const gamma = await store.search({ projectId: p1, text: 'gamma', topK: 5, mode: 'lexical' });
+          expect(gamma.map((h) => h.chunkId)).toEqual([first!.chunkIds[1]]);
           const [second] = await store.replaceSources([input(p1, 's', [contractDraft('delta epsilon')])]);
           expect(second!.sourceId).toBe(first!.sourceId);
           expect(second!.chunkIds).toHaveLength(1);

@@ -22,6 +22,12 @@ export interface NearestHit {
 
 const META_ID = 'embedder_id';
 const META_DIMENSION = 'dimension';
+/**
+ * Up to this many vectors in a project, a search scores them all exactly (about 1 µs each, as in
+ * the SQLite store); larger projects go through the HNSW index.
+ */
+const EXACT_UP_TO = 20_000;
+const COUNT_TTL_MS = 5_000;
 /** pgvector's largest indexable `vector` dimension (HNSW). */
 const MAX_DIMENSION = 2000;
 
@@ -32,11 +38,16 @@ const MAX_DIMENSION = 2000;
  * embedder, nothing is attached, no vector is stored and a dense search is INDEX_MISMATCH.
  */
 export class PostgresVectorStore implements VectorStore {
+  private readonly exactUpTo: number;
+
   constructor(
     private readonly pool: Pool,
     /** Whether the database has the `vector` extension. */
     readonly available: boolean,
-  ) {}
+    tuning: { exactUpTo?: number } = {},
+  ) {
+    this.exactUpTo = tuning.exactUpTo ?? EXACT_UP_TO;
+  }
 
   async meta(db: Queryable = this.pool): Promise<{ embedderId: string; dimension: number } | undefined> {
     const rows = (
@@ -80,6 +91,7 @@ export class PostgresVectorStore implements VectorStore {
     this.requireAvailable();
     assertDimension(dimension);
     await this.locked(async (client) => {
+      this.projectSize.clear();
       await client.query('DROP TABLE IF EXISTS chunk_vectors');
       await client.query('UPDATE chunks SET embedded_with = NULL WHERE embedded_with IS NOT NULL');
       await this.recordMeta(client, embedderId, dimension);
@@ -201,15 +213,89 @@ export class PostgresVectorStore implements VectorStore {
     }
     if (query.k <= 0) return [];
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 4);
-    const { rows } = await this.pool.query<{ chunk_id: number; d: number }>(
-      `SELECT v.chunk_id, v.embedding <=> $1::vector AS d
-       FROM chunk_vectors v
-       ${filter.sql ? 'JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id' : ''}
-       WHERE v.project_id = $2 ${filter.sql ? `AND ${filter.sql}` : ''}
-       ORDER BY d LIMIT $3`,
-      [vectorLiteral(query.vector), query.projectId, query.k, ...filter.params],
-    );
+    const join = filter.sql
+      ? 'JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id'
+      : '';
+    const where = `v.project_id = $2 ${filter.sql ? `AND ${filter.sql}` : ''}`;
+    const params = [vectorLiteral(query.vector), query.projectId, query.k, ...filter.params];
+    let rows: Array<{ chunk_id: number; d: number }>;
+    if ((await this.projectVectors(query.projectId)) <= this.exactUpTo) {
+      // Scored exactly. The HNSW index answers for the whole table and the project (or filter) is
+      // applied afterwards, so a small project beside a large one would get fewer than k hits,
+      // or none; MATERIALIZED keeps the planner from ordering by the index.
+      rows = (
+        await this.pool.query<{ chunk_id: number; d: number }>(
+          `WITH candidates AS MATERIALIZED (SELECT v.chunk_id, v.embedding FROM chunk_vectors v ${join} WHERE ${where})
+           SELECT chunk_id, embedding <=> $1::vector AS d FROM candidates ORDER BY d LIMIT $3`,
+          params,
+        )
+      ).rows;
+    } else {
+      rows = await this.approximate(params, join, where);
+    }
     return rows.map((r) => ({ chunkId: r.chunk_id, similarity: similarity(r.d) }));
+  }
+
+  /**
+   * HNSW search of a large project. pgvector 0.8's iterative scan goes on past ef_search
+   * candidates until k of them pass the project and filter conditions; results come in relaxed
+   * order, so they are sorted again.
+   */
+  private async approximate(
+    params: unknown[],
+    join: string,
+    where: string,
+  ): Promise<Array<{ chunk_id: number; d: number }>> {
+    const client = await this.pool.connect();
+    try {
+      return await inTransaction(client, async () => {
+        if (await this.iterativeScan(client))
+          await client.query("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+        await client.query(
+          `SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(40, 2 * Number(params[2])))}`,
+        );
+        const { rows } = await client.query<{ chunk_id: number; d: number }>(
+          `SELECT * FROM (
+             SELECT v.chunk_id, v.embedding <=> $1::vector AS d FROM chunk_vectors v ${join}
+             WHERE ${where} ORDER BY v.embedding <=> $1::vector LIMIT $3) top
+           ORDER BY d`,
+          params,
+        );
+        return rows;
+      });
+    } finally {
+      client.release();
+    }
+  }
+
+  private iterativeScanSupported: boolean | undefined;
+
+  /** Whether the installed pgvector has iterative index scans (0.8.0 and later). */
+  private async iterativeScan(db: Queryable): Promise<boolean> {
+    if (this.iterativeScanSupported === undefined) {
+      const { rows } = await db.query<{ v: string }>(
+        "SELECT extversion AS v FROM pg_extension WHERE extname = 'vector'",
+      );
+      const [major = 0, minor = 0] = (rows[0]?.v ?? '0.0').split('.').map(Number);
+      this.iterativeScanSupported = major > 0 || minor >= 8;
+    }
+    return this.iterativeScanSupported;
+  }
+
+  private projectSize = new Map<number, { n: number; at: number }>();
+
+  /** Vectors of a project, cached briefly: it only picks the search strategy. */
+  private async projectVectors(projectId: number): Promise<number> {
+    const now = Date.now();
+    const cached = this.projectSize.get(projectId);
+    if (cached && now - cached.at < COUNT_TTL_MS) return cached.n;
+    const { rows } = await this.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM chunk_vectors WHERE project_id = $1',
+      [projectId],
+    );
+    const n = rows[0]?.n ?? 0;
+    this.projectSize.set(projectId, { n, at: now });
+    return n;
   }
 
   private async hasTable(db: Queryable): Promise<boolean> {

@@ -3,7 +3,7 @@ import type { ChunkDraft, LoadedDocument } from '../documents';
 import { sha256Hex } from '../hash';
 import { ANSWER_FLOOR } from '../relevance';
 import type { SearchHit } from '../retrieval';
-import type { ChunkStore, ReplaceSourceInput, SourceKind } from '../store';
+import type { ChunkStore, PendingChunk, ReplaceSourceInput, SourceKind } from '../store';
 import { FakeEmbedder } from './fake-embedder';
 
 /** One empty store for one test, with two projects it may write to. */
@@ -418,10 +418,15 @@ export function describeChunkStoreContract(
     describe('vectors', () => {
       const embedder = new FakeEmbedder(64);
       const embedPending = async (projectId?: number) => {
-        const pending = await store.vectors.pending(100, 0, projectId);
-        const vectors = await embedder.embed(pending.map((p) => p.text));
-        await store.vectors.store(pending.map((p, i) => ({ chunkId: p.chunkId, vector: vectors[i]! })));
-        return pending;
+        const all: PendingChunk[] = [];
+        for (let afterId = 0; ;) {
+          const pending = await store.vectors.pending(100, afterId, projectId);
+          if (pending.length === 0) return all;
+          const vectors = await embedder.embed(pending.map((p) => p.text));
+          await store.vectors.store(pending.map((p, i) => ({ chunkId: p.chunkId, vector: vectors[i]! })));
+          all.push(...pending);
+          afterId = pending[pending.length - 1]!.chunkId;
+        }
       };
       const attempt = (fn: () => unknown) => Promise.resolve().then(fn);
 
@@ -534,6 +539,27 @@ export function describeChunkStoreContract(
             filters: [{ field: 'nothing', op: '$eq', value: 1 }],
           });
           expect(filtered).toEqual([]);
+        },
+        t,
+      );
+
+      withVectors(
+        'finds the k nearest of a small project beside a much larger one',
+        async () => {
+          await store.vectors.attach(embedder.id, embedder.dimension);
+          const many = Array.from({ length: 300 }, (_, i) => contractDraft(`plugin hook number ${i}`, i));
+          await store.replaceSources([input(p2, 'big', many)]);
+          await store.replaceSources([
+            input(p1, 'small', [
+              contractDraft('decorators extend the instance'),
+              contractDraft('schemas validate bodies', 1),
+              contractDraft('hooks run in order', 2),
+            ]),
+          ]);
+          await embedPending();
+          const [vector] = await embedder.embed(['plugin hook number 7']);
+          const hits = await store.search({ projectId: p1, text: '', vector, topK: 3, mode: 'dense' });
+          expect(sources(hits)).toEqual(['small', 'small', 'small']);
         },
         t,
       );

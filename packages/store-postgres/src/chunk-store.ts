@@ -135,31 +135,34 @@ export class PostgresChunkStore implements ChunkStore {
   private async replaceSource(client: PoolClient, input: ReplaceSourceInput): Promise<ReplaceSourceResult> {
     const version = input.version ? JSON.stringify(input.version) : null;
     const hash = input.contentHash ?? null;
-    // Locks the source row, so two writers replacing one source take turns.
-    const existing = (
+    // A new source is inserted; when the row exists (or another writer's insert of it commits
+    // first, which ON CONFLICT waits for) it is locked instead, so two writers replacing one
+    // source take turns rather than failing on the unique key or duplicating its chunks.
+    const inserted = (
       await client.query<{ id: number }>(
-        'SELECT id FROM sources WHERE project_id = $1 AND source = $2 FOR UPDATE',
-        [input.projectId, input.source],
+        `INSERT INTO sources (project_id, source, kind, date_added, updated_at, index_id, version, content_hash)
+         VALUES ($1, $2, $3, now(), now(), $4, $5, $6)
+         ON CONFLICT (project_id, source) DO NOTHING RETURNING id`,
+        [input.projectId, input.source, input.kind, input.indexId ?? null, version, hash],
       )
     ).rows[0];
     let sourceId: number;
     let carried = new Map<string, string>();
-    if (existing) {
-      sourceId = existing.id;
+    if (inserted) {
+      sourceId = inserted.id;
+    } else {
+      sourceId = (
+        await client.query<{ id: number }>(
+          'SELECT id FROM sources WHERE project_id = $1 AND source = $2 FOR UPDATE',
+          [input.projectId, input.source],
+        )
+      ).rows[0]!.id;
       carried = await this.vectors.vectorsBySourceHash(client, sourceId);
       await this.clearSource(client, sourceId);
       await client.query(
         'UPDATE sources SET kind = $1, updated_at = now(), index_id = $2, version = $3, content_hash = $4 WHERE id = $5',
         [input.kind, input.indexId ?? null, version, hash, sourceId],
       );
-    } else {
-      sourceId = (
-        await client.query<{ id: number }>(
-          `INSERT INTO sources (project_id, source, kind, date_added, updated_at, index_id, version, content_hash)
-           VALUES ($1, $2, $3, now(), now(), $4, $5, $6) RETURNING id`,
-          [input.projectId, input.source, input.kind, input.indexId ?? null, version, hash],
-        )
-      ).rows[0]!.id;
     }
     const chunkIds: number[] = [];
     const restored: Array<{ chunkId: number; vector: string }> = [];

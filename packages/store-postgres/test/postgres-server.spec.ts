@@ -1,7 +1,11 @@
 import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
-import { describeChunkStoreContract, type ChunkStoreContractFixture } from '@kbqa/core/testing';
+import {
+  contractDraft,
+  describeChunkStoreContract,
+  type ChunkStoreContractFixture,
+} from '@kbqa/core/testing';
 import { Pool } from 'pg';
-import { openPostgresChunkStore } from '../src';
+import { openPostgresChunkStore, type PostgresChunkStore } from '../src';
 import {
   contractFixtures,
   createScratchDatabase,
@@ -39,6 +43,29 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
     } finally {
       await Promise.all(pools.map((p) => p.end()));
       await fresh.drop();
+    }
+  });
+
+  it('lets two processes replace the same new source at once: one source, one copy of its chunks', async () => {
+    await fixture();
+    const pools = [1, 2].map(() => new Pool({ ...SERVER, database: scratch.name, max: 1 }));
+    try {
+      const stores = await Promise.all(pools.map((p) => openPostgresChunkStore(p)));
+      const write = (store: PostgresChunkStore, text: string) =>
+        store.replaceSources([
+          {
+            projectId: 1,
+            source: 'same',
+            kind: 'documents',
+            documents: [{ document: { source: 'same', content: text }, chunks: [contractDraft(text)] }],
+          },
+        ]);
+      const [a, b] = await Promise.all([write(stores[0]!, 'first words'), write(stores[1]!, 'second words')]);
+      expect(a[0]!.sourceId).toBe(b[0]!.sourceId);
+      expect((await stores[0]!.listSources(1)).map((s) => s.source)).toEqual(['same']);
+      expect(await stores[0]!.countChunks(1)).toBe(1);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
     }
   });
 

@@ -90,7 +90,9 @@ export interface PostgresChunkStoreOptions {
 
 /**
  * Opens the chunk store on a pool: migrates (under an advisory lock, so several processes may
- * start at once) and finds out whether pgvector is there.
+ * start at once) and finds out whether pgvector is there. The caller owns the pool: it ends it,
+ * and listens for its `error` events (an idle connection the server closes), which node-postgres
+ * otherwise raises as an uncaught error.
  */
 export async function openPostgresChunkStore(
   pool: Pool,
@@ -126,6 +128,16 @@ export class PostgresChunkStore implements ChunkStore {
 
   async replaceSources(inputs: ReplaceSourceInput[]): Promise<ReplaceSourceResult[]> {
     return this.transaction(async (client) => {
+      // The sources that exist are locked first, in one order whatever order the caller gives, so
+      // two transactions writing overlapping sources wait for each other instead of deadlocking.
+      // They are then written in the caller's order, which is the order listSources reports.
+      await client.query(
+        `SELECT s.id FROM sources s
+         JOIN unnest($1::int[], $2::text[]) AS i (project_id, source)
+           ON s.project_id = i.project_id AND s.source = i.source
+         ORDER BY s.id FOR UPDATE OF s`,
+        [inputs.map((i) => i.projectId), inputs.map((i) => i.source)],
+      );
       const results: ReplaceSourceResult[] = [];
       for (const input of inputs) results.push(await this.replaceSource(client, input));
       return results;

@@ -11,6 +11,7 @@ const BENCHMARKS = [
   { name: 'ingest-documents', script: 'bench/ingest-documents.js' },
   { name: 'chat', script: 'bench/chat.js' },
   { name: 'retrieval-quality', script: 'bench/retrieval/quality.js' },
+  { name: 'store-lexical', script: 'bench/retrieval/store-lexical.js' },
   { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },
   { name: 'answers', script: 'bench/answers/quality.js' },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },

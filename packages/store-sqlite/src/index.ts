@@ -8,3 +8,4 @@ export * from './migrations';
 export * from './time';
 export * from './hybrid';
 export * from './vector-index';
+export { splitProseAndCode, type FtsBody } from './fts-document';

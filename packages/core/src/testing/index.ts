@@ -2,3 +2,4 @@ export * from './docs-corpus';
 export * from './fake-embedder';
 export * from './loader-contract';
 export * from './test-server';
+export * from './chunk-store-contract';

@@ -1,0 +1,612 @@
+import type { Pool, PoolClient } from 'pg';
+import type {
+  ChunkDraft,
+  ChunkStore,
+  IndexedSource,
+  PageVersion,
+  ReplaceSourceInput,
+  ReplaceSourceResult,
+  SearchHit,
+  SearchQuery,
+  SourceRecord,
+} from '@kbqa/core';
+import { KbqaError, sha256Hex } from '@kbqa/core';
+import {
+  CONTEXT_WEIGHT,
+  LEXICAL_WEIGHT,
+  lexicalRelevance,
+  matchTerms,
+  queryStems,
+  rankRelevance,
+  splitProseAndCode,
+  weightedCoverage,
+  type LexicalHit,
+  type LexicalScore,
+} from '@kbqa/store-sqlite';
+import { Bm25Ranker, documentLength } from './bm25';
+import { metadataWhereSql } from './metadata-filter';
+import { inTransaction, migrate } from './migrations';
+import { searchText, tsQueryOf } from './text-search';
+import { PostgresVectorStore, type Queryable } from './vector-store';
+
+/**
+ * For ranking 'ts_rank_cd': weights for {D, C, B, A} = {code, prose, headings, title}: the SQLite store's
+ * FTS_WEIGHTS (title 4, headings 2.5, prose 1, code 0.5) divided by the largest.
+ */
+const RANK_WEIGHTS = '{0.125, 0.25, 0.625, 1.0}';
+/** ts_rank_cd normalization: 1 divides by 1 + log(document length), its nearest to BM25's. */
+const RANK_NORMALIZATION = 1;
+/** Brings ts_rank_cd, on a much smaller scale, near BM25's, which the relevance curves expect. */
+const RANK_SCALE = 40;
+const RERANK_POOL = 2;
+const MAX_RERANK_POOL = 100;
+const UNCOVERED_FACTOR = 0.75;
+const IDF_FLOOR = 0.8;
+const INDEX_SIZE_TTL_MS = 5_000;
+const MAX_CACHED_IDFS = 10_000;
+/** Hybrid candidates taken from each side, per wanted result, before fusion. */
+const POOL_FACTOR = 2;
+const MIN_POOL = 20;
+
+/** The weighted tsvector of a chunk row `r`: title A, heading path B, prose C, code D. */
+const TSV_SQL = `setweight(to_tsvector('kbqa_english', r.t_title), 'A')
+  || setweight(to_tsvector('kbqa_english', r.t_headings), 'B')
+  || setweight(to_tsvector('kbqa_english', r.t_prose), 'C')
+  || setweight(to_tsvector('kbqa_english', r.t_code), 'D')`;
+
+const HIT_COLUMNS = 'c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link';
+
+interface HitRow {
+  id: number;
+  document_id: number;
+  source_id: number;
+  source: string;
+  content: string;
+  title: string;
+  heading_path: string[];
+  link: string;
+}
+
+interface LexicalPlan {
+  /** tsquery of the question's own terms, which a passage must match. */
+  main: string;
+  /** tsquery of the context's terms the question does not have. */
+  context?: string;
+  mainTerms: string[];
+  contextTerms: string[];
+  weights: Map<string, number>;
+  shares: Map<string, number>;
+}
+
+/**
+ * How lexical candidates are ranked before the coverage re-ranking: `bm25` (default) as the
+ * SQLite store does; `ts_rank_cd`, Postgres's own, kept for the comparison in docs/postgres.md.
+ */
+export type LexicalRanking = 'bm25' | 'ts_rank_cd';
+
+export interface PostgresChunkStoreOptions {
+  ranking?: LexicalRanking;
+}
+
+/**
+ * Opens the chunk store on a pool: migrates (under an advisory lock, so several processes may
+ * start at once) and finds out whether pgvector is there. The caller owns the pool: it ends it,
+ * and listens for its `error` events (an idle connection the server closes), which node-postgres
+ * otherwise raises as an uncaught error.
+ */
+export async function openPostgresChunkStore(
+  pool: Pool,
+  options: PostgresChunkStoreOptions = {},
+): Promise<PostgresChunkStore> {
+  const { vectorsAvailable } = await migrate(pool);
+  return new PostgresChunkStore(pool, new PostgresVectorStore(pool, vectorsAvailable), options);
+}
+
+/**
+ * The ChunkStore of a PostgreSQL database: sources, documents and chunks with a weighted
+ * tsvector (GIN-indexed) per chunk, and their pgvector vectors when the server has pgvector.
+ * Lexical search ranks with BM25 (FTS5's, from the tsvectors' term statistics), then re-ranks by
+ * query-term coverage and scores with the same calibrated relevance as the SQLite store.
+ */
+export class PostgresChunkStore implements ChunkStore {
+  private readonly bm25: Bm25Ranker;
+  private readonly ranking: LexicalRanking;
+
+  constructor(
+    private readonly pool: Pool,
+    readonly vectors: PostgresVectorStore,
+    options: PostgresChunkStoreOptions = {},
+  ) {
+    this.bm25 = new Bm25Ranker(pool);
+    this.ranking = options.ranking ?? 'bm25';
+  }
+
+  /** False when the server has no pgvector: the store is lexical-only. */
+  get vectorsAvailable(): boolean {
+    return this.vectors.available;
+  }
+
+  async replaceSources(inputs: ReplaceSourceInput[]): Promise<ReplaceSourceResult[]> {
+    return this.transaction(async (client) => {
+      // The sources that exist are locked first, in one order whatever order the caller gives, so
+      // two transactions writing overlapping sources wait for each other instead of deadlocking.
+      // They are then written in the caller's order, which is the order listSources reports.
+      await client.query(
+        `SELECT s.id FROM sources s
+         JOIN unnest($1::int[], $2::text[]) AS i (project_id, source)
+           ON s.project_id = i.project_id AND s.source = i.source
+         ORDER BY s.id FOR UPDATE OF s`,
+        [inputs.map((i) => i.projectId), inputs.map((i) => i.source)],
+      );
+      const results: ReplaceSourceResult[] = [];
+      for (const input of inputs) results.push(await this.replaceSource(client, input));
+      return results;
+    });
+  }
+
+  private async replaceSource(client: PoolClient, input: ReplaceSourceInput): Promise<ReplaceSourceResult> {
+    const version = input.version ? JSON.stringify(input.version) : null;
+    const hash = input.contentHash ?? null;
+    // A new source is inserted; when the row exists (or another writer's insert of it commits
+    // first, which ON CONFLICT waits for) it is locked instead, so two writers replacing one
+    // source take turns rather than failing on the unique key or duplicating its chunks.
+    const inserted = (
+      await client.query<{ id: number }>(
+        `INSERT INTO sources (project_id, source, kind, date_added, updated_at, index_id, version, content_hash)
+         VALUES ($1, $2, $3, now(), now(), $4, $5, $6)
+         ON CONFLICT (project_id, source) DO NOTHING RETURNING id`,
+        [input.projectId, input.source, input.kind, input.indexId ?? null, version, hash],
+      )
+    ).rows[0];
+    let sourceId: number;
+    let carried = new Map<string, string>();
+    if (inserted) {
+      sourceId = inserted.id;
+    } else {
+      sourceId = (
+        await client.query<{ id: number }>(
+          'SELECT id FROM sources WHERE project_id = $1 AND source = $2 FOR UPDATE',
+          [input.projectId, input.source],
+        )
+      ).rows[0]!.id;
+      carried = await this.vectors.vectorsBySourceHash(client, sourceId);
+      await this.clearSource(client, sourceId);
+      await client.query(
+        'UPDATE sources SET kind = $1, updated_at = now(), index_id = $2, version = $3, content_hash = $4 WHERE id = $5',
+        [input.kind, input.indexId ?? null, version, hash, sourceId],
+      );
+    }
+    const chunkIds: number[] = [];
+    const restored: Array<{ chunkId: number; vector: string }> = [];
+    for (const { document, chunks } of input.documents) {
+      const text = document.parts ? document.parts.map((p) => p.text).join('\n') : document.content;
+      const documentId = (
+        await client.query<{ id: number }>(
+          `INSERT INTO documents (project_id, source_id, title, link, metadata, content_hash, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, now()) RETURNING id`,
+          [
+            input.projectId,
+            sourceId,
+            document.title ?? chunks[0]?.title ?? input.source,
+            document.link ?? input.source,
+            JSON.stringify(document.metadata ?? {}),
+            sha256Hex(text),
+          ],
+        )
+      ).rows[0]!.id;
+      const ids = await insertChunks(client, input.projectId, sourceId, documentId, chunks);
+      chunks.forEach((chunk, i) => {
+        const chunkId = ids[i]!;
+        const vector = carried.get(chunk.contentHash);
+        if (vector) restored.push({ chunkId, vector });
+        chunkIds.push(chunkId);
+      });
+    }
+    await this.vectors.restore(client, restored);
+    return { sourceId, chunkIds };
+  }
+
+  /** Removes one source, named by itself or by a link one of its chunks cites. */
+  async deleteSource(projectId: number, source: string): Promise<number> {
+    return this.transaction(async (client) => {
+      const row =
+        (
+          await client.query<{ id: number }>('SELECT id FROM sources WHERE project_id = $1 AND source = $2', [
+            projectId,
+            source,
+          ])
+        ).rows[0] ??
+        (
+          await client.query<{ id: number }>(
+            'SELECT source_id AS id FROM chunks WHERE project_id = $1 AND link = $2 LIMIT 1',
+            [projectId, source],
+          )
+        ).rows[0];
+      if (!row) return 0;
+      await client.query('DELETE FROM sources WHERE id = $1', [row.id]);
+      return 1;
+    });
+  }
+
+  async deleteAllSources(projectId: number): Promise<number> {
+    // Documents, chunks and vectors go with their source (ON DELETE CASCADE).
+    const { rowCount } = await this.pool.query(
+      "DELETE FROM sources WHERE project_id = $1 AND kind <> 'teach'",
+      [projectId],
+    );
+    return rowCount ?? 0;
+  }
+
+  async listSources(projectId: number): Promise<SourceRecord[]> {
+    const { rows } = await this.pool.query<SourceRecord>(
+      `SELECT id, source, kind,
+         to_char(date_added AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"') AS "dateAdded"
+       FROM sources WHERE project_id = $1 ORDER BY id`,
+      [projectId],
+    );
+    return rows;
+  }
+
+  async indexSources(projectId: number, indexId: number): Promise<IndexedSource[]> {
+    const { rows } = await this.pool.query<{
+      id: number;
+      source: string;
+      content_hash: string | null;
+      version: PageVersion | null;
+    }>(
+      'SELECT id, source, content_hash, version FROM sources WHERE project_id = $1 AND index_id = $2 ORDER BY id',
+      [projectId, indexId],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      source: r.source,
+      contentHash: r.content_hash,
+      version: r.version ?? {},
+    }));
+  }
+
+  async keepSource(sourceId: number, indexId: number, version: PageVersion | undefined): Promise<void> {
+    await this.pool.query(
+      'UPDATE sources SET index_id = $1, version = coalesce($2::jsonb, version) WHERE id = $3',
+      [indexId, version ? JSON.stringify(version) : null, sourceId],
+    );
+  }
+
+  async deleteSourcesById(projectId: number, sourceIds: number[]): Promise<number> {
+    if (sourceIds.length === 0) return 0;
+    const { rowCount } = await this.pool.query(
+      'DELETE FROM sources WHERE project_id = $1 AND id = ANY($2::int[])',
+      [projectId, sourceIds],
+    );
+    return rowCount ?? 0;
+  }
+
+  async countIndexSources(projectId: number): Promise<Map<number, number>> {
+    const { rows } = await this.pool.query<{ index_id: number; n: number }>(
+      `SELECT index_id, count(*)::int AS n FROM sources
+       WHERE project_id = $1 AND index_id IS NOT NULL GROUP BY index_id`,
+      [projectId],
+    );
+    return new Map(rows.map((r) => [r.index_id, r.n]));
+  }
+
+  async countChunks(projectId: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM chunks WHERE project_id = $1',
+      [projectId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Nothing to do between writes: autovacuum keeps the GIN index's pending list short. */
+  maintain(): void {}
+
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    switch (query.mode) {
+      case 'lexical':
+        return this.searchLexical(query);
+      case 'dense':
+        return this.denseSearch(query);
+      case 'hybrid':
+        return this.hybridSearch(query);
+    }
+  }
+
+  /** Lexical hits, each score capped by those above it so scores never rise down the list. */
+  async searchLexical(query: SearchQuery): Promise<SearchHit[]> {
+    let cap = 1;
+    return (await this.rankLexical(query)).map(({ rankRelevance: _rank, ...hit }) => {
+      cap = Math.min(cap, hit.score);
+      return { ...hit, score: cap };
+    });
+  }
+
+  /**
+   * Candidates matching any of the question's terms, best BM25 first (context terms adding
+   * {@link CONTEXT_WEIGHT} of theirs), re-ranked by the weighted share of query stems each
+   * passage holds, as the SQLite store ranks them.
+   */
+  async rankLexical(query: SearchQuery): Promise<LexicalHit[]> {
+    const plan = await this.lexicalPlan(query);
+    if (!plan) return [];
+    const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
+    const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 5);
+    const raw = await this.rawScores(plan, {
+      sql: `c.project_id = $4${filter.sql ? ` AND ${filter.sql}` : ''}`,
+      params: [query.projectId, ...filter.params],
+      joinDocuments: filter.sql !== '',
+    });
+    const top = [...raw].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
+    const rows = await this.hitRows(top.map(([id]) => id));
+    return rows
+      .map((r) => {
+        const score = raw.get(r.id) ?? 0;
+        const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
+        const rank =
+          score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
+        return { hit: toHit(r, lexicalRelevance(score, weightedCoverage(plan.weights, passage))), rank };
+      })
+      .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
+      .slice(0, query.topK)
+      .map((r) => ({ ...r.hit, rankRelevance: rankRelevance(r.rank) }));
+  }
+
+  /** Lexical relevance of given chunks (found by the dense side), absent when they do not match. */
+  async lexicalScores(query: SearchQuery, chunkIds: number[]): Promise<Map<number, LexicalScore>> {
+    const out = new Map<number, LexicalScore>();
+    const plan = await this.lexicalPlan(query);
+    if (!plan || chunkIds.length === 0) return out;
+    const raw = await this.rawScores(plan, {
+      sql: 'c.id = ANY($4::int[])',
+      params: [chunkIds],
+      joinDocuments: false,
+    });
+    for (const r of await this.hitRows([...raw.keys()])) {
+      const score = raw.get(r.id) ?? 0;
+      const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
+      const rank =
+        score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
+      out.set(r.id, {
+        score: lexicalRelevance(score, weightedCoverage(plan.weights, passage)),
+        rankRelevance: rankRelevance(rank),
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The raw lexical score of every chunk `scope` selects that matches the question: BM25 (see
+   * {@link Bm25Ranker}), or scaled ts_rank_cd when the store was made with `ranking: 'ts_rank_cd'`.
+   * `scope` is SQL over `chunks c` (and `documents d`), its parameters numbered from $4.
+   */
+  private async rawScores(
+    plan: LexicalPlan,
+    scope: { sql: string; params: unknown[]; joinDocuments: boolean },
+  ): Promise<Map<number, number>> {
+    if (this.ranking === 'bm25') {
+      return this.bm25.scores(
+        [
+          ...plan.mainTerms.map((term) => ({ term, factor: 1 })),
+          ...plan.contextTerms.map((term) => ({ term, factor: CONTEXT_WEIGHT })),
+        ],
+        plan.main,
+        scope,
+      );
+    }
+    const { rows } = await this.pool.query<{ id: number; raw: number }>(
+      `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main, to_tsquery('kbqa_english', $2) AS ctx)
+       SELECT c.id, $3::float8 * (ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.main, ${RANK_NORMALIZATION})
+         + ${CONTEXT_WEIGHT} * ts_rank_cd('${RANK_WEIGHTS}', c.tsv, q.ctx, ${RANK_NORMALIZATION})) AS raw
+       FROM q, chunks c ${scope.joinDocuments ? 'JOIN documents d ON d.id = c.document_id' : ''}
+       WHERE c.tsv @@ q.main AND ${scope.sql}`,
+      [plan.main, plan.context ?? '', RANK_SCALE, ...scope.params],
+    );
+    return new Map(rows.map((r) => [r.id, r.raw]));
+  }
+
+  private async hitRows(ids: number[]): Promise<HitRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.pool.query<HitRow>(
+      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id WHERE c.id = ANY($1::int[])`,
+      [ids],
+    );
+    return rows;
+  }
+
+  private async denseSearch(query: SearchQuery): Promise<SearchHit[]> {
+    const nearest = await this.vectors.nearest({
+      projectId: query.projectId,
+      vector: requireVector(query),
+      k: query.topK,
+      filters: query.filters,
+    });
+    return this.hydrate(nearest.map((n) => ({ chunkId: n.chunkId, score: n.similarity })));
+  }
+
+  /** The SQLite store's fusion (hybrid.ts): both sides rescored on the other, LEXICAL_WEIGHT mix. */
+  private async hybridSearch(query: SearchQuery): Promise<SearchHit[]> {
+    if (!query.vector) return this.searchLexical(query);
+    const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
+    const lexicalHits = await this.rankLexical({ ...query, topK: pool });
+    const denseHits = await this.vectors.nearest({
+      projectId: query.projectId,
+      vector: query.vector,
+      k: query.topK,
+      filters: query.filters,
+    });
+    const ids = new Set([...lexicalHits.map((h) => h.chunkId), ...denseHits.map((h) => h.chunkId)]);
+    const dense = new Map<number, number>(denseHits.map((h) => [h.chunkId, h.similarity]));
+    const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);
+    for (const [id, s] of await this.vectors.similarities(query.vector, lexicalOnly)) dense.set(id, s);
+    const lexical = new Map<number, LexicalScore>(
+      lexicalHits.map((h) => [h.chunkId, { score: h.score, rankRelevance: h.rankRelevance }]),
+    );
+    const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
+    for (const [id, s] of await this.lexicalScores(query, denseOnly)) lexical.set(id, s);
+    const fuse = (lex: number, chunkId: number) =>
+      LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0);
+    const fused = [...ids]
+      .map((chunkId) => ({
+        chunkId,
+        rank: fuse(lexical.get(chunkId)?.rankRelevance ?? 0, chunkId),
+        score: fuse(lexical.get(chunkId)?.score ?? 0, chunkId),
+      }))
+      .sort((a, b) => b.rank - a.rank || a.chunkId - b.chunkId)
+      .slice(0, query.topK);
+    let cap = 1;
+    for (const f of fused) {
+      cap = Math.min(cap, f.score);
+      f.score = cap;
+    }
+    return this.hydrate(fused);
+  }
+
+  private async hydrate(scored: Array<{ chunkId: number; score: number }>): Promise<SearchHit[]> {
+    const byId = new Map((await this.hitRows(scored.map((s) => s.chunkId))).map((r) => [r.id, r]));
+    const hits: SearchHit[] = [];
+    for (const { chunkId, score } of scored) {
+      const r = byId.get(chunkId);
+      if (r) hits.push(toHit(r, score));
+    }
+    return hits;
+  }
+
+  /** The tsqueries of a query and the coverage weight of each stem, as the SQLite store plans them. */
+  private async lexicalPlan(query: SearchQuery): Promise<LexicalPlan | undefined> {
+    let text = query.text;
+    let context = query.context ?? '';
+    if (context.trim() !== '' && queryStems(text).length === 0) [text, context] = [context, ''];
+    const terms = matchTerms(text);
+    const main = tsQueryOf(terms);
+    if (!main) return undefined;
+    const stems = queryStems(text);
+    const contextStems = queryStems(context).filter((s) => !stems.includes(s));
+    const idf = await this.idfs([...stems, ...contextStems]);
+    const weights = new Map<string, number>();
+    const shares = new Map<string, number>();
+    for (const s of stems) {
+      weights.set(s, idf(s));
+      shares.set(s, 1);
+    }
+    for (const s of contextStems) {
+      weights.set(s, CONTEXT_WEIGHT * idf(s));
+      shares.set(s, CONTEXT_WEIGHT);
+    }
+    const own = new Set(terms);
+    const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
+    return { main, context: tsQueryOf(contextTerms), mainTerms: terms, contextTerms, weights, shares };
+  }
+
+  private idfCache = { rows: -1, idf: new Map<string, number>() };
+  private indexSize = { rows: 0, at: 0 };
+
+  /** Idf of each stem over the whole index (at least IDF_FLOOR), document frequencies from the GIN index. */
+  private async idfs(stems: string[]): Promise<(stem: string) => number> {
+    const now = Date.now();
+    if (now - this.indexSize.at > INDEX_SIZE_TTL_MS) {
+      const { rows } = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
+      this.indexSize = { rows: rows[0]?.n ?? 0, at: now };
+    }
+    const total = this.indexSize.rows;
+    if (this.idfCache.rows !== total) this.idfCache = { rows: total, idf: new Map() };
+    const cache = this.idfCache.idf;
+    const missing = stems.filter((s) => !cache.has(s));
+    if (missing.length > 0) {
+      if (cache.size + missing.length > MAX_CACHED_IDFS) cache.clear();
+      const { rows } = await this.pool.query<{ stem: string; n: number }>(
+        `SELECT s AS stem, (SELECT count(*)::int FROM chunks WHERE tsv @@ to_tsquery('kbqa_english', quote_literal(s))) AS n
+         FROM unnest($1::text[]) AS s`,
+        [missing],
+      );
+      for (const r of rows) {
+        const n = Math.min(total, r.n);
+        cache.set(r.stem, Math.max(IDF_FLOOR, Math.log(1 + (total - n + 0.5) / (n + 0.5))));
+      }
+    }
+    return (s) => cache.get(s) ?? IDF_FLOOR;
+  }
+
+  private async clearSource(client: PoolClient, sourceId: number): Promise<void> {
+    // Chunks and their vectors go with the documents (ON DELETE CASCADE).
+    await client.query('DELETE FROM documents WHERE source_id = $1', [sourceId]);
+  }
+
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      return await inTransaction(client, () => fn(client));
+    } finally {
+      client.release();
+    }
+  }
+}
+
+/**
+ * Inserts a document's chunks in one statement (one round trip per document, not per chunk: a
+ * round trip per chunk made writing 20 times slower than the SQLite store) and returns their ids
+ * in the order given. Identity values are drawn as the ordered rows are inserted, so the ids,
+ * sorted, follow the input order.
+ */
+async function insertChunks(
+  client: PoolClient,
+  projectId: number,
+  sourceId: number,
+  documentId: number,
+  chunks: ChunkDraft[],
+): Promise<number[]> {
+  if (chunks.length === 0) return [];
+  const bodies = chunks.map((c) => splitProseAndCode(c.content));
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link,
+       content, content_hash, doc_len, tsv)
+     SELECT $1, $2, $3, r.ordinal, r.kind, r.title, r.heading_path::jsonb, r.link, r.content, r.content_hash,
+       r.doc_len, ${TSV_SQL}
+     FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
+       $12::text[], $13::text[], $14::text[], $15::text[])
+       WITH ORDINALITY AS r (ordinal, kind, title, heading_path, link, content, content_hash, doc_len,
+         t_title, t_headings, t_prose, t_code, i)
+     ORDER BY r.i
+     RETURNING id`,
+    [
+      projectId,
+      sourceId,
+      documentId,
+      chunks.map((c) => c.ordinal),
+      chunks.map((c) => c.kind),
+      chunks.map((c) => c.title),
+      chunks.map((c) => JSON.stringify(c.headingPath)),
+      chunks.map((c) => c.link),
+      chunks.map((c) => c.content),
+      chunks.map((c) => c.contentHash),
+      chunks.map((c) => documentLength(c.title, c.headingPath.join(' '), c.content)),
+      chunks.map((c) => searchText(c.title)),
+      chunks.map((c) => searchText(c.headingPath.join(' '))),
+      bodies.map((b) => searchText(b.prose)),
+      bodies.map((b) => searchText(b.code)),
+    ],
+  );
+  return rows.map((r) => r.id).sort((a, b) => a - b);
+}
+
+function toHit(row: HitRow, score: number): SearchHit {
+  return {
+    chunkId: row.id,
+    documentId: row.document_id,
+    sourceId: row.source_id,
+    source: row.source,
+    content: row.content,
+    title: row.title,
+    headingPath: row.heading_path,
+    link: row.link,
+    score,
+  };
+}
+
+function requireVector(query: SearchQuery): Float32Array {
+  if (!query.vector) {
+    throw new KbqaError('BAD_REQUEST', 'Dense search needs a query vector (SearchQuery.vector)');
+  }
+  return query.vector;
+}
+
+export type { Queryable };

@@ -1,0 +1,5 @@
+export * from './chunk-store';
+export * from './metadata-filter';
+export * from './migrations';
+export * from './text-search';
+export * from './vector-store';

@@ -1,0 +1,74 @@
+import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
+import {
+  contractDraft,
+  describeChunkStoreContract,
+  FakeEmbedder,
+  type ChunkStoreContractFixture,
+} from '@kbqa/core/testing';
+import { Pool } from 'pg';
+import { openPostgresChunkStore, PostgresChunkStore, PostgresVectorStore } from '../src';
+import { contractFixtures, startPglite } from './postgres-servers';
+
+/** PGlite starts in seconds on a quiet machine and in tens of seconds on a loaded one. */
+const START_MS = 180_000;
+
+describe('PostgresChunkStore on PGlite with pgvector', () => {
+  let server: Awaited<ReturnType<typeof startPglite>>;
+  let pool: Pool;
+  let fixture: () => Promise<ChunkStoreContractFixture>;
+
+  beforeAll(async () => {
+    server = await startPglite();
+    // PGlite is one backend: one connection, so a transaction's client never waits on another.
+    pool = new Pool({ host: '127.0.0.1', port: server.port, user: 'postgres', database: 'postgres', max: 1 });
+    fixture = await contractFixtures(pool);
+  }, START_MS);
+  afterAll(async () => {
+    await pool?.end();
+    await server?.stop();
+  });
+
+  it('finds pgvector and migrates once however often it is opened', async () => {
+    const store = await openPostgresChunkStore(pool);
+    expect(store.vectorsAvailable).toBe(true);
+    const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kbqa_migrations');
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('finds the nearest vectors of a small project through the HNSW index (iterative scan)', async () => {
+    await fixture();
+    const store = new PostgresChunkStore(pool, new PostgresVectorStore(pool, true, { exactUpTo: 0 }));
+    const embedder = new FakeEmbedder(64);
+    await store.vectors.attach(embedder.id, embedder.dimension);
+    const drafts = (texts: string[]) => texts.map((t, i) => contractDraft(t, i));
+    const page = (projectId: number, source: string, texts: string[]) => ({
+      projectId,
+      source,
+      kind: 'documents' as const,
+      documents: [{ document: { source, content: texts.join('\n') }, chunks: drafts(texts) }],
+    });
+    await store.replaceSources([
+      page(
+        2,
+        'big',
+        Array.from({ length: 300 }, (_, i) => `plugin hook number ${i}`),
+      ),
+    ]);
+    await store.replaceSources([
+      page(1, 'small', ['decorators extend it', 'schemas validate', 'hooks run in order']),
+    ]);
+    const pending = await store.vectors.pending(1000, 0);
+    const vectors = await embedder.embed(pending.map((p) => p.text));
+    await store.vectors.store(pending.map((p, i) => ({ chunkId: p.chunkId, vector: vectors[i]! })));
+    const [vector] = await embedder.embed(['plugin hook number 7']);
+    const hits = await store.search({ projectId: 1, text: '', vector, topK: 3, mode: 'dense' });
+    expect(hits.map((h) => h.source)).toEqual(['small', 'small', 'small']);
+    const big = await store.search({ projectId: 2, text: '', vector, topK: 1, mode: 'dense' });
+    expect(big[0]?.content).toBe('plugin hook number 7');
+  });
+
+  describeChunkStoreContract('PostgresChunkStore (PGlite, pgvector)', () => fixture(), {
+    vectors: true,
+    timeoutMs: 60_000,
+  });
+});

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
@@ -16,6 +17,7 @@ import { intArg, UsageError } from './cli-args';
 import { IndexesService } from './indexes/indexes.service';
 import { ProjectsService } from './projects/projects.service';
 import { ToolsService } from './tools/tools.service';
+import { serve } from './server';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
 interface Output {
@@ -23,8 +25,11 @@ interface Output {
   json: unknown;
 }
 
-const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
+const usage = (
+  config: AppConfig,
+) => `Usage: kbqa <command> [--json]   (pnpm kbqa … in a clone of the repository)
 
+  start                                     serve the API on PORT (3000) with ingestion workers
   projects create <name>                    create a project
   projects list                             list projects
   projects set <id> --export on|off         switch message export (getMessagesData)
@@ -238,6 +243,8 @@ async function main(): Promise<void> {
   let config: AppConfig | undefined;
   try {
     config = loadConfig();
+    // The published package's and the binary's one entry point: `kbqa start` is `pnpm start`.
+    if (argv[0] === 'start') return await serve(config);
     const out = await run(argv, config);
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {

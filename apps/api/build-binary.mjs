@@ -157,7 +157,7 @@ writeFileSync(
     main: bundle,
     output: blob,
     disableExperimentalSEAWarning: true,
-    useCodeCache: false,
+    useCodeCache: true,
     assets,
   }),
 );

@@ -17,7 +17,6 @@ import { intArg, UsageError } from './cli-args';
 import { IndexesService } from './indexes/indexes.service';
 import { ProjectsService } from './projects/projects.service';
 import { ToolsService } from './tools/tools.service';
-import { serve } from './server';
 
 /** What a command prints: a line for people, and the one JSON object of --json. */
 interface Output {
@@ -243,8 +242,9 @@ async function main(): Promise<void> {
   let config: AppConfig | undefined;
   try {
     config = loadConfig();
-    // The published package's and the binary's one entry point: `kbqa start` is `pnpm start`.
-    if (argv[0] === 'start') return await serve(config);
+    // The published package's and the binary's one entry point: `kbqa start` is `pnpm start`. Loaded
+    // only for `start`, so the other commands do not pay for the whole HTTP application.
+    if (argv[0] === 'start') return await (await import('./server.js')).serve(config);
     const out = await run(argv, config);
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {

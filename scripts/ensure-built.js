@@ -6,7 +6,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const turbo = path.join(__dirname, '..', 'node_modules', '.bin', 'turbo');
-const result = spawnSync(turbo, ['run', 'build', '--filter=@kbqa/api...', '--output-logs=errors-only'], {
+const result = spawnSync(turbo, ['run', 'build', '--filter=kbqa...', '--output-logs=errors-only'], {
   cwd: path.join(__dirname, '..'),
   env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1' },
   encoding: 'utf8',

@@ -17,15 +17,23 @@ for (const arg of rest) {
   target[arg.slice(0, at)] = arg.slice(at + 1);
 }
 fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+// Publishable from the start: the same fields every package under packages/ has (README.md, "Use a loader").
 const pkg = {
   name: `@kbqa/${folder}`,
   version: '0.1.0',
-  private: true,
   description,
   license: 'MIT',
+  repository: { type: 'git', url: 'git+https://github.com/kbqa/kbqa.git', directory: `packages/${folder}` },
+  homepage: `https://github.com/kbqa/kbqa/tree/main/packages/${folder}#readme`,
+  engines: { node: '>=20' },
   main: 'dist/index.js',
   types: 'dist/index.d.ts',
-  files: ['dist'],
+  exports: {
+    '.': { types: './dist/index.d.ts', default: './dist/index.js' },
+    './package.json': './package.json',
+  },
+  files: ['dist', '!dist/**/*.map'],
+  publishConfig: { access: 'public' },
   scripts: {
     build: 'tsc -p tsconfig.build.json',
     typecheck: 'tsc -p tsconfig.json --noEmit',
@@ -66,3 +74,4 @@ write(
 );
 write('jest.config.js', "module.exports = { ...require('../../jest.preset.js') };\n");
 write('src/index.ts', 'export {};\n');
+fs.copyFileSync(path.join(__dirname, '..', 'LICENSE'), path.join(dir, 'LICENSE'));

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
@@ -24,8 +25,11 @@ interface Output {
   json: unknown;
 }
 
-const usage = (config: AppConfig) => `Usage: pnpm kbqa <command> [--json]
+const usage = (
+  config: AppConfig,
+) => `Usage: kbqa <command> [--json]   (pnpm kbqa … in a clone of the repository)
 
+  start                                     serve the API on PORT (3000) with ingestion workers
   projects create <name>                    create a project
   projects list                             list projects
   projects set <id> --export on|off         switch message export (getMessagesData)
@@ -266,6 +270,9 @@ async function main(): Promise<void> {
   let config: AppConfig | undefined;
   try {
     config = loadConfig();
+    // The published package's and the binary's one entry point: `kbqa start` is `pnpm start`. Loaded
+    // only for `start`, so the other commands do not pay for the whole HTTP application.
+    if (argv[0] === 'start') return await (await import('./server.js')).serve(config);
     const out = await run(argv, config);
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {

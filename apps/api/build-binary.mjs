@@ -1,0 +1,183 @@
+// Builds the single executable dist/kbqa-linux-x64 (repository root): the server and CLI bundled
+// into one CommonJS file by esbuild (from tsc's output, which keeps the decorator metadata Nest
+// needs), run by a copy of this Node.js as a single executable application (SEA). Native pieces and
+// web assets travel as SEA assets; sea/entry.js extracts them on first run. `pnpm build:binary`.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const work = join(here, 'dist-binary');
+const output = join(root, 'dist', 'kbqa-linux-x64');
+const require = createRequire(join(here, 'package.json'));
+const fromStore = createRequire(join(root, 'packages', 'store-sqlite', 'package.json'));
+const pkg = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
+const seaDir = join(here, 'sea');
+
+if (process.platform !== 'linux' || process.arch !== 'x64')
+  throw new Error('build:binary builds linux-x64 on linux-x64');
+rmSync(work, { recursive: true, force: true });
+mkdirSync(work, { recursive: true });
+mkdirSync(dirname(output), { recursive: true });
+
+// Packages that Nest, TypeORM and others require only when a feature is used that kbqa does not use.
+const unused = [
+  '@nestjs/microservices',
+  '@nestjs/microservices/microservices-module',
+  '@nestjs/websockets',
+  '@nestjs/websockets/socket-module',
+  '@fastify/static',
+  '@fastify/view',
+  'class-transformer/storage',
+  'pg',
+  'pg-native',
+  'pg-query-stream',
+  'mysql',
+  'mysql2',
+  'oracledb',
+  'mssql',
+  'sqlite3',
+  'sql.js',
+  'mongodb',
+  'hdb-pool',
+  '@sap/hana-client',
+  '@sap/hana-client/extension/Stream',
+  'typeorm-aurora-data-api-driver',
+  'react-native-sqlite-storage',
+  '@google-cloud/spanner',
+  'redis',
+  '@huggingface/transformers',
+  'onnxruntime-node',
+];
+
+/** Rewrites what only works inside node_modules: package.json reads and require.resolve of assets. */
+const seaPatches = {
+  name: 'kbqa-sea',
+  setup(b) {
+    b.onResolve({ filter: /^bindings$/ }, () => ({ path: join(seaDir, 'bindings.js') }));
+    // A missing optional package fails at its require as in node_modules, without the SEA's warning
+    // about requiring from disk.
+    const unusedFilter = new RegExp(
+      `^(${unused.map((u) => u.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`,
+    );
+    b.onResolve({ filter: unusedFilter }, (args) => ({ path: args.path, namespace: 'kbqa-unused' }));
+    b.onLoad({ filter: /.*/, namespace: 'kbqa-unused' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}'`)}), { code: 'MODULE_NOT_FOUND' });`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^sqlite-vec$/ }, () => ({ path: join(seaDir, 'sqlite-vec.js') }));
+    b.onLoad(
+      { filter: /apps\/api\/dist\/(config\/config|dashboard\/dashboard-static|widget\/widget-route)\.js$/ },
+      (args) => {
+        let text = readFileSync(args.path, 'utf8');
+        const nativeJs = JSON.stringify(join(seaDir, 'native.js'));
+        text = text.replace(
+          /\(0, node_fs_1\.readFileSync\)\(\(0, node_path_1\.join\)\(__dirname, '\.\.', '\.\.', 'package\.json'\), 'utf8'\)/,
+          JSON.stringify(JSON.stringify({ version: pkg.version })),
+        );
+        text = text.replace(/require\.resolve\(/g, `require(${nativeJs}).resolveAsset(`);
+        return { contents: text, loader: 'js' };
+      },
+    );
+  },
+};
+
+const bundle = join(work, 'kbqa.cjs');
+const result = await build({
+  entryPoints: [join(seaDir, 'entry.js')],
+  outfile: bundle,
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  plugins: [seaPatches],
+  // The SEA's require loads built-in modules only, and warns on anything else; optional packages
+  // probed with a computed name (Nest's loadPackage) get the usual MODULE_NOT_FOUND instead.
+  banner: {
+    js: `require = ((seaRequire) => { const { isBuiltin } = seaRequire('node:module'); return function require(id) { if (isBuiltin(id)) return seaRequire(id); throw Object.assign(new Error("Cannot find module '" + id + "'"), { code: 'MODULE_NOT_FOUND' }); }; })(require);`,
+  },
+  minifyWhitespace: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true,
+});
+writeFileSync(join(work, 'meta.json'), JSON.stringify(result.metafile));
+
+// The assets: name in the binary -> file here.
+const assets = {
+  'better_sqlite3.node': join(
+    dirname(fromStore.resolve('better-sqlite3/package.json')),
+    'build',
+    'Release',
+    'better_sqlite3.node',
+  ),
+  'vec0.so': fromStore.resolve('sqlite-vec-linux-x64/vec0.so', {
+    paths: [dirname(fromStore.resolve('sqlite-vec'))],
+  }),
+  'dashboard/package.json': require.resolve('@kbqa/dashboard/package.json'),
+};
+for (const [pkgName, prefix] of [
+  ['@kbqa/dashboard', 'dashboard/dist'],
+  ['@kbqa/widget', 'widget/dist'],
+]) {
+  const dist = join(dirname(require.resolve(`${pkgName}/package.json`)), 'dist');
+  for (const f of readdirSync(dist))
+    if (statSync(join(dist, f)).isFile()) assets[`${prefix}/${f}`] = join(dist, f);
+}
+const hash = createHash('sha256');
+hash.update(readFileSync(bundle));
+for (const [name, file] of Object.entries(assets).sort()) hash.update(name).update(readFileSync(file));
+const manifest = {
+  version: pkg.version,
+  hash: hash.digest('hex').slice(0, 16),
+  files: Object.keys(assets).sort(),
+};
+writeFileSync(join(work, 'manifest.json'), JSON.stringify(manifest));
+assets['manifest.json'] = join(work, 'manifest.json');
+
+const seaConfig = join(work, 'sea-config.json');
+const blob = join(work, 'sea-prep.blob');
+writeFileSync(
+  seaConfig,
+  JSON.stringify({
+    main: bundle,
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+    assets,
+  }),
+);
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+rmSync(output, { force: true });
+copyFileSync(process.execPath, output);
+chmodSync(output, 0o755);
+execFileSync(
+  process.execPath,
+  [
+    require.resolve('postject/dist/cli.js'),
+    output,
+    'NODE_SEA_BLOB',
+    blob,
+    '--sentinel-fuse',
+    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  ],
+  { stdio: 'inherit' },
+);
+const mb = (statSync(output).size / 1024 / 1024).toFixed(1);
+console.log(
+  `${relative(root, output)}: ${mb} MB (bundle ${(statSync(bundle).size / 1024 / 1024).toFixed(1)} MB)`,
+);

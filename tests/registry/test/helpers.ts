@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { lstat, mkdir, readdir, readFile, readlink, realpath, rm, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, realpath, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -24,14 +24,22 @@ export async function sh(
   args: string[],
   options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
 ): Promise<string> {
+  return (await shOutput(file, args, options)).stdout;
+}
+
+/** Like `sh`, with stderr too (npm's log goes there). */
+export async function shOutput(
+  file: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<{ stdout: string; stderr: string }> {
   try {
-    const { stdout } = await run(file, args, {
+    return await run(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       timeout: options.timeoutMs ?? 240_000,
       maxBuffer: 64 * 1024 * 1024,
     });
-    return stdout;
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
     throw new Error(
@@ -42,55 +50,36 @@ export async function sh(
 
 export interface Registry {
   url: string;
+  /** The config.yaml Verdaccio runs with. */
+  config: string;
   token: string;
   stop(): Promise<void>;
 }
 
 /**
- * Starts Verdaccio on 127.0.0.1 with storage in `dir`. kbqa's own names are never proxied, so an
- * install can only get them from what this test published; everything else comes through the
- * uplink to the public npm registry (cached by npm's own cache between runs).
+ * Starts Verdaccio on 127.0.0.1 with storage in `storage`, which the caller has already seeded
+ * with every third-party package the installs need (see seed.ts). There is no uplink: a package
+ * that is neither seeded nor published by the test is a 404, never a fetch from the internet.
  */
 export async function startVerdaccio(dir: string, storage: string): Promise<Registry> {
   const port = await freePort();
-  const config = join(dir, 'config.yaml');
-  // Third-party packages proxied by an earlier run stay in `storage` (maxage below), so a rerun
-  // needs the public registry only for what changed; kbqa's own packages are wiped every run.
-  await mkdir(storage, { recursive: true });
-  for (const name of ['kbqa', '@kbqa', '.verdaccio-db.json', '.sigs']) {
-    await rm(join(storage, name), { recursive: true, force: true });
-  }
-  await writeFile(
-    config,
-    [
-      `storage: ${JSON.stringify(storage)}`,
-      'auth:',
-      '  htpasswd:',
-      '    file: ./htpasswd',
-      '    max_users: 10',
-      'uplinks:',
-      '  npmjs:',
-      '    url: https://registry.npmjs.org/',
-      '    timeout: 60s',
-      '    maxage: 1d',
-      'packages:',
-      "  'kbqa':",
-      '    access: $all',
-      '    publish: $authenticated',
-      "  '@kbqa/*':",
-      '    access: $all',
-      '    publish: $authenticated',
-      "  '**':",
-      '    access: $all',
-      '    publish: $authenticated',
-      '    proxy: npmjs',
-      'max_body_size: 200mb',
-      'log: { type: stdout, format: json, level: warn }',
-      '',
-    ].join('\n'),
-  );
+  const config = [
+    `storage: ${JSON.stringify(storage)}`,
+    'auth:',
+    '  htpasswd:',
+    '    file: ./htpasswd',
+    '    max_users: 10',
+    'packages:',
+    "  '**':",
+    '    access: $all',
+    '    publish: $authenticated',
+    'max_body_size: 200mb',
+    'log: { type: stdout, format: json, level: warn }',
+    '',
+  ].join('\n');
+  await writeFile(join(dir, 'config.yaml'), config);
   const bin = join(__dirname, '..', 'node_modules', '.bin', 'verdaccio');
-  const child = spawn(bin, ['--config', config, '--listen', `127.0.0.1:${port}`], {
+  const child = spawn(bin, ['--config', join(dir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -123,7 +112,7 @@ export async function startVerdaccio(dir: string, storage: string): Promise<Regi
     await stop();
     throw new Error(`adduser failed: ${res.status} ${JSON.stringify(body)}`);
   }
-  return { url, token: body.token, stop };
+  return { url, config, token: body.token, stop };
 }
 
 /** Stops a process started with `detached: true` and everything it started (npx runs node under it). */

@@ -10,32 +10,44 @@ import {
   type PrebuildHost,
   type Registry,
   sh,
+  shOutput,
   startPrebuildHost,
   startVerdaccio,
   stopGroup,
   userEnv,
   WORKSPACE,
 } from './helpers';
+import { lockClosure, seedStorage } from './seed';
 
 const CONSUMER_SCRIPTS = join(__dirname, '..', 'consumer');
+/** The workspace packages the tests install; the registry is seeded with their third-party closure. */
+const INSTALLED = ['packages/loader-url', 'packages/chunker', 'packages/loader-github', 'apps/api'];
 
 /**
  * The packages as a user gets them: published to a real npm registry (Verdaccio) by `pnpm publish`,
- * installed by npm in an empty folder outside the workspace, used from plain Node.js.
+ * installed by npm in an empty folder outside the workspace, used from plain Node.js. Offline: the
+ * registry has no uplink and is seeded with the third-party packages (the exact versions of
+ * pnpm-lock.yaml, packed from node_modules/.pnpm), and npm gets an empty cache.
  */
 describe('published packages', () => {
   let root: string;
   let registry: Registry;
   let prebuilds: PrebuildHost;
   let published: string[];
+  let seeded: number;
+  /** Every URL npm fetched, from its `http fetch` log lines. */
+  const fetched: string[] = [];
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'kbqa-registry-'));
     await mkdir(join(root, 'verdaccio'));
-    registry = await startVerdaccio(
-      join(root, 'verdaccio'),
-      join(__dirname, '..', '.cache', 'verdaccio-storage'),
-    );
+    await mkdir(join(root, 'npm-cache'));
+    await writeFile(join(root, 'user.npmrc'), '');
+    const storage = join(root, 'verdaccio', 'storage');
+    const thirdParty = lockClosure(WORKSPACE, INSTALLED);
+    await seedStorage(storage, thirdParty);
+    seeded = thirdParty.length;
+    registry = await startVerdaccio(join(root, 'verdaccio'), storage);
     prebuilds = await startPrebuildHost(root);
     const host = new URL(registry.url).host;
     const publishRc = join(root, 'publish.npmrc');
@@ -66,15 +78,47 @@ describe('published packages', () => {
     return dir;
   }
 
-  const npmInstall = (dir: string, ...names: string[]) =>
-    sh('npm', ['install', '--no-audit', '--no-fund', ...names], {
-      cwd: dir,
-      // onnxruntime-node's install script downloads CUDA libraries; its CPU binaries ship in the package.
-      env: userEnv({
-        ONNXRUNTIME_NODE_INSTALL: 'skip',
-        npm_config_better_sqlite3_binary_host: prebuilds.url,
-      }),
+  /**
+   * npm as a user runs it, but pointed only at the local registry: its own (empty) user config,
+   * the registry in the environment, an empty cache of this run (nothing fetched earlier can stand
+   * in for a fetch), no update check.
+   */
+  const npmEnv = (extra: Record<string, string> = {}) =>
+    userEnv({
+      npm_config_registry: registry.url,
+      npm_config_userconfig: join(root, 'user.npmrc'),
+      npm_config_cache: join(root, 'npm-cache'),
+      npm_config_update_notifier: 'false',
+      ...extra,
     });
+
+  const npmInstall = async (dir: string, ...names: string[]) => {
+    const { stderr } = await shOutput(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=http', ...names],
+      {
+        cwd: dir,
+        // onnxruntime-node's install script downloads CUDA libraries; its CPU binaries ship in the package.
+        env: npmEnv({
+          ONNXRUNTIME_NODE_INSTALL: 'skip',
+          npm_config_better_sqlite3_binary_host: prebuilds.url,
+        }),
+      },
+    );
+    const urls = [...stderr.matchAll(/^npm http fetch \w+ \d+ (\S+)/gm)].map((m) => m[1] ?? '');
+    expect(urls.length).toBeGreaterThan(0);
+    fetched.push(...urls);
+  };
+
+  it('seeds the third-party packages into a registry with no uplink', () => {
+    expect(seeded).toBeGreaterThan(100);
+    expect(registry.config).not.toMatch(/uplinks|proxy:/);
+  });
+
+  afterEach(() => {
+    // Each install's fetches, checked as it finishes: only the local registry.
+    expect(fetched.filter((url) => !url.startsWith(registry.url))).toEqual([]);
+  });
 
   it('publishes every package of the workspace', () => {
     expect(published).toEqual(
@@ -157,7 +201,9 @@ describe('published packages', () => {
     const dir = await consumer('server-user');
     await npmInstall(dir, 'kbqa');
     expect(await assertNoWorkspaceLeak(dir)).toEqual(expect.arrayContaining(['kbqa', '@kbqa/store-sqlite']));
-    const env = userEnv({
+    // The install took better-sqlite3's binary from the local prebuilt host, not a compile.
+    expect(prebuilds.requests.some((path) => path.endsWith('-linux-x64.tar.gz'))).toBe(true);
+    const env = npmEnv({
       KBQA_DATA_DIR: join(dir, 'data'),
       KBQA_EMBED_MODEL: 'none',
       PORT: '0',

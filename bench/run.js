@@ -88,6 +88,14 @@ if (only && previous) {
   text = text.replace(/^# Benchmarks[\s\S]*?(?=\n<!-- )/, header);
   writeFileSync(target, text);
 } else {
-  writeFileSync(target, `${header}\n${sections.join('\n\n')}\n`);
+  // Sections written by other commands (the single executable's start-up, the registry test's run
+  // time) are not measured here: keep them after the ones that ran.
+  const known = new Set(BENCHMARKS.map((b) => b.name));
+  const others = [...previous.matchAll(/<!-- (.+?) -->/g)]
+    .map((m) => m[1])
+    .filter((name) => !known.has(name))
+    .map((name) => sectionRe(name).exec(previous)?.[0].trimEnd())
+    .filter(Boolean);
+  writeFileSync(target, `${header}\n${[...sections, ...others].join('\n\n')}\n`);
 }
 console.error(`wrote ${path.relative(ROOT, target)}`);

@@ -1,16 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import type { TestServer } from '@kbqa/core/testing';
 import request from 'supertest';
 import { ToolSourcesService } from '../src/tools/tool-sources.service';
-import {
-  type FakeLlm,
-  type FakeToolCall,
-  jsonCompletion,
-  type RecordedRequest,
-  startFakeLlm,
-  streamText,
-  streamToolCalls,
-} from './fake-llm';
+import { callToolsThenAnswer, type FakeLlm, type FakeToolCall, startFakeLlm } from './fake-llm';
 import { MCP_SECRET, startMcpServer } from './fake-mcp';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { answerText, parseSse } from './sse';
@@ -64,19 +55,8 @@ describe('Chat with MCP tool sources (e2e, fake LLM and SDK MCP server on 127.0.
   });
 
   /** Calls `calls` while tools are offered and none was called yet, then answers. */
-  const model = (calls: FakeToolCall[], answer: string, json = false) => {
-    llm.script = {
-      kind: 'custom',
-      respond: (req: RecordedRequest, res: ServerResponse) => {
-        const called = req.body.messages.some((m) => m.role === 'tool');
-        if (req.body.tools && !called) {
-          if (json) jsonCompletion(res, { calls });
-          else streamToolCalls(res, calls);
-        } else if (json) jsonCompletion(res, { content: answer });
-        else streamText(res, [answer]);
-      },
-    };
-  };
+  const model = (calls: FakeToolCall[], answer: string, json = false) =>
+    callToolsThenAnswer(llm, calls, answer, { json });
 
   const chat = async (key: string, body: Record<string, unknown>) => {
     const res = await request(t.http)

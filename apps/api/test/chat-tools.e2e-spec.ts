@@ -1,12 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import request from 'supertest';
 import { ToolsService } from '../src/tools/tools.service';
 import {
+  callToolsThenAnswer,
   type FakeLlm,
   type FakeToolCall,
-  jsonCompletion,
   type RecordedRequest,
   startFakeLlm,
   streamText,
@@ -136,19 +136,8 @@ describe('Chat with project tools (e2e, fake LLM and tool API on 127.0.0.1)', ()
   });
 
   /** The model: calls `calls` while tools are offered and it has not called them yet, then answers. */
-  const model = (calls: FakeToolCall[], answer: string, json = false) => {
-    llm.script = {
-      kind: 'custom',
-      respond: (req: RecordedRequest, res: ServerResponse) => {
-        const called = req.body.messages.some((m) => m.role === 'tool');
-        if (req.body.tools && !called) {
-          if (json) jsonCompletion(res, { calls });
-          else streamToolCalls(res, calls);
-        } else if (json) jsonCompletion(res, { content: answer });
-        else streamText(res, [answer.slice(0, 4), answer.slice(4)]);
-      },
-    };
-  };
+  const model = (calls: FakeToolCall[], answer: string, json = false) =>
+    callToolsThenAnswer(llm, calls, answer, { json, pieces: [answer.slice(0, 4), answer.slice(4)] });
 
   const chat = async (key: string, body: Record<string, unknown>) => {
     const res = await request(t.http)

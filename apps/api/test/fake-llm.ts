@@ -172,3 +172,27 @@ export function jsonCompletion(
     }),
   );
 }
+
+/**
+ * Scripts `llm` as a model that uses tools once: while tools are offered and no tool result is in
+ * the conversation yet it calls `calls`, then it answers `answer` (streamed as `pieces`, or as
+ * one JSON completion when `json`).
+ */
+export function callToolsThenAnswer(
+  llm: FakeLlm,
+  calls: FakeToolCall[],
+  answer: string,
+  options: { json?: boolean; pieces?: string[] } = {},
+): void {
+  llm.script = {
+    kind: 'custom',
+    respond: (req: RecordedRequest, res: ServerResponse) => {
+      const called = req.body.messages.some((m) => m.role === 'tool');
+      if (req.body.tools && !called) {
+        if (options.json) jsonCompletion(res, { calls });
+        else streamToolCalls(res, calls);
+      } else if (options.json) jsonCompletion(res, { content: answer });
+      else streamText(res, options.pieces ?? [answer]);
+    },
+  };
+}

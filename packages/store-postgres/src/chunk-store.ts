@@ -13,7 +13,7 @@ import type {
 import { KbqaError, sha256Hex } from '@kbqa/core';
 import {
   CONTEXT_WEIGHT,
-  LEXICAL_WEIGHT,
+  fuseScores,
   lexicalRelevance,
   matchTerms,
   queryStems,
@@ -443,21 +443,7 @@ export class PostgresChunkStore implements ChunkStore {
     );
     const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
     for (const [id, s] of await this.lexicalScores(query, denseOnly)) lexical.set(id, s);
-    const fuse = (lex: number, chunkId: number) =>
-      LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0);
-    const fused = [...ids]
-      .map((chunkId) => ({
-        chunkId,
-        rank: fuse(lexical.get(chunkId)?.rankRelevance ?? 0, chunkId),
-        score: fuse(lexical.get(chunkId)?.score ?? 0, chunkId),
-      }))
-      .sort((a, b) => b.rank - a.rank || a.chunkId - b.chunkId)
-      .slice(0, query.topK);
-    let cap = 1;
-    for (const f of fused) {
-      cap = Math.min(cap, f.score);
-      f.score = cap;
-    }
+    const fused = fuseScores(ids, lexical, dense, query.topK);
     return this.hydrate(fused);
   }
 

@@ -73,23 +73,7 @@ export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] 
   const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
   for (const [id, s] of deps.lexicalScores(query, denseOnly)) lexical.set(id, s);
 
-  const fuse = (lex: number, chunkId: number) =>
-    LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0);
-  // Ranked by BM25's curve plus similarity (see rankRelevance); reported with the calibrated
-  // lexical score, capped by the scores above it so that they never rise down the list.
-  const fused = [...ids]
-    .map((chunkId) => ({
-      chunkId,
-      rank: fuse(lexical.get(chunkId)?.rankRelevance ?? 0, chunkId),
-      score: fuse(lexical.get(chunkId)?.score ?? 0, chunkId),
-    }))
-    .sort((a, b) => b.rank - a.rank || a.chunkId - b.chunkId)
-    .slice(0, query.topK);
-  let cap = 1;
-  for (const f of fused) {
-    cap = Math.min(cap, f.score);
-    f.score = cap;
-  }
+  const fused = fuseScores(ids, lexical, dense, query.topK);
   return hydrate(deps.db, fused);
 }
 
@@ -117,4 +101,34 @@ function hydrate(db: BetterSqlite3.Database, scored: Array<{ chunkId: number; sc
     if (r) hits.push(toHit(r, score));
   }
   return hits;
+}
+
+/**
+ * Hybrid order and scores of the candidates `ids` from their lexical scores and vector
+ * similarities (a missing one counts as 0): ranked by BM25's curve plus similarity (see
+ * rankRelevance), reported with the calibrated lexical score plus similarity, capped by the scores
+ * above it so that they never rise down the list. Shared by the SQLite and PostgreSQL stores.
+ */
+export function fuseScores(
+  ids: Iterable<number>,
+  lexical: ReadonlyMap<number, LexicalScore>,
+  dense: ReadonlyMap<number, number>,
+  topK: number,
+): Array<{ chunkId: number; rank: number; score: number }> {
+  const fuse = (lex: number, chunkId: number) =>
+    LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0);
+  const fused = [...ids]
+    .map((chunkId) => ({
+      chunkId,
+      rank: fuse(lexical.get(chunkId)?.rankRelevance ?? 0, chunkId),
+      score: fuse(lexical.get(chunkId)?.score ?? 0, chunkId),
+    }))
+    .sort((a, b) => b.rank - a.rank || a.chunkId - b.chunkId)
+    .slice(0, topK);
+  let cap = 1;
+  for (const f of fused) {
+    cap = Math.min(cap, f.score);
+    f.score = cap;
+  }
+  return fused;
 }

@@ -10,6 +10,7 @@ const { SKIPPED } = require('./shared-corpus');
 const BENCHMARKS = [
   { name: 'ingest-documents', script: 'bench/ingest-documents.js' },
   { name: 'chat', script: 'bench/chat.js' },
+  { name: 'load', script: 'bench/load.js' },
   { name: 'retrieval-quality', script: 'bench/retrieval/quality.js' },
   { name: 'store-lexical', script: 'bench/retrieval/store-lexical.js' },
   { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },

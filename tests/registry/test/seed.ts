@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -205,11 +205,12 @@ function pack(dir: string): Promise<Buffer> {
     let err = '';
     tar.stderr.on('data', (d: Buffer) => (err += d.toString()));
     gzip.stdout.on('data', (d: Buffer) => out.push(d));
-    let tarCode: number | null = null;
-    tar.on('close', (code) => (tarCode = code));
-    gzip.on('close', (code) => {
-      if (code !== 0 || tarCode !== 0)
-        reject(new Error(`packing ${dir} failed (${tarCode}/${code}): ${err}`));
+    // gzip can close before tar's own 'close' event arrives: wait for both exit codes.
+    const exited = (child: ChildProcess) =>
+      new Promise<number | null>((done) => child.on('close', (code: number | null) => done(code)));
+    void Promise.all([exited(tar), exited(gzip)]).then(([tarCode, gzipCode]) => {
+      if (gzipCode !== 0 || tarCode !== 0)
+        reject(new Error(`packing ${dir} failed (${tarCode}/${gzipCode}): ${err}`));
       else resolve(Buffer.concat(out));
     });
     tar.on('error', reject);

@@ -1,3 +1,5 @@
+import type { LookupAddress } from 'node:dns';
+import type { RequestOptions } from 'node:http';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -296,4 +298,26 @@ export function abortError(signal?: AbortSignal, url?: string): KbqaError {
     return new KbqaError('TIMEOUT', `timed out${where}`);
   }
   return new KbqaError('ABORTED', `aborted${where}`);
+}
+
+/**
+ * A `lookup` for http(s).request that hands back the addresses the policy already checked, so the
+ * socket connects to exactly those and DNS rebinding has no window.
+ */
+export function pinnedLookup(addresses: readonly ResolvedAddress[]): RequestOptions['lookup'] {
+  const lookup = (
+    _hostname: string,
+    options: { all?: boolean },
+    callback: (...args: unknown[]) => void,
+  ): void => {
+    if (options.all) {
+      const all: LookupAddress[] = addresses.map((a) => ({ address: a.address, family: a.family }));
+      callback(null, all);
+    } else {
+      const first = addresses[0];
+      if (first) callback(null, first.address, first.family);
+      else callback(new Error('no address'));
+    }
+  };
+  return lookup as unknown as RequestOptions['lookup'];
 }

@@ -1,12 +1,12 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupAddress } from 'node:dns';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { KbqaError } from '@kbqa/core';
 import {
   abortError,
   bareHostname,
+  pinnedLookup,
   displayUrl,
   type AddressPolicy,
   type ResolvedAddress,
@@ -73,20 +73,6 @@ function exchange(
       reject(error);
     };
     const onAbort = (): void => fail(abortError(signal, shown));
-    const pinnedLookup = (
-      _hostname: string,
-      lookupOptions: { all?: boolean },
-      callback: (...args: unknown[]) => void,
-    ): void => {
-      if (lookupOptions.all) {
-        const all: LookupAddress[] = addresses.map((a) => ({ address: a.address, family: a.family }));
-        callback(null, all);
-      } else {
-        const first = addresses[0];
-        if (first) callback(null, first.address, first.family);
-        else callback(new Error('no address'));
-      }
-    };
     const headers = Object.fromEntries(new Headers(init.headers).entries());
     if (body !== undefined) headers['content-length'] = String(body.length);
     const requestOptions: https.RequestOptions = {
@@ -95,7 +81,7 @@ function exchange(
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
       method: init.method ?? 'GET',
-      lookup: pinnedLookup as unknown as http.RequestOptions['lookup'],
+      lookup: pinnedLookup(addresses),
       headers,
     };
     const req = isHttps ? https.request(requestOptions) : http.request(requestOptions);

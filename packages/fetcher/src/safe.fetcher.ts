@@ -1,12 +1,12 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupAddress } from 'node:dns';
 import type { Socket } from 'node:net';
 import { KbqaError, type FetchOptions, type FetchResponse, type WebFetcher } from '@kbqa/core';
 import {
   AddressPolicy,
   abortError,
   bareHostname,
+  pinnedLookup,
   displayUrl,
   type LookupFn,
   type ResolvedAddress,
@@ -294,22 +294,6 @@ export class SafeFetcher implements WebFetcher {
       };
       const onAbort = (): void => settle(abortError(signal, shown));
 
-      // Hands the resolver's answer back to the socket: the connection goes to an address we checked.
-      const pinnedLookup = (
-        _hostname: string,
-        lookupOptions: { all?: boolean },
-        callback: (...args: unknown[]) => void,
-      ): void => {
-        if (lookupOptions.all) {
-          const all: LookupAddress[] = addresses.map((a) => ({ address: a.address, family: a.family }));
-          callback(null, all);
-        } else {
-          const first = addresses[0];
-          if (first) callback(null, first.address, first.family);
-          else callback(new Error('no address'));
-        }
-      };
-
       const requestOptions: https.RequestOptions = {
         protocol: url.protocol,
         hostname: host,
@@ -317,7 +301,7 @@ export class SafeFetcher implements WebFetcher {
         path: `${url.pathname}${url.search}`,
         method: options.method,
         agent: isHttps ? this.httpsAgent : this.httpAgent,
-        lookup: pinnedLookup as unknown as http.RequestOptions['lookup'],
+        lookup: pinnedLookup(addresses),
         headers: {
           ...safeHeaders(options.headers),
           'user-agent': this.userAgent,

@@ -20,6 +20,7 @@ import {
   rankRelevance,
   splitProseAndCode,
   weightedCoverage,
+  weighStems,
   type LexicalHit,
   type LexicalScore,
 } from '@kbqa/store-sqlite';
@@ -467,17 +468,7 @@ export class PostgresChunkStore implements ChunkStore {
     if (!main) return undefined;
     const stems = queryStems(text);
     const contextStems = queryStems(context).filter((s) => !stems.includes(s));
-    const idf = await this.idfs([...stems, ...contextStems]);
-    const weights = new Map<string, number>();
-    const shares = new Map<string, number>();
-    for (const s of stems) {
-      weights.set(s, idf(s));
-      shares.set(s, 1);
-    }
-    for (const s of contextStems) {
-      weights.set(s, CONTEXT_WEIGHT * idf(s));
-      shares.set(s, CONTEXT_WEIGHT);
-    }
+    const { weights, shares } = weighStems(stems, contextStems, await this.idfs([...stems, ...contextStems]));
     const own = new Set(terms);
     const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
     return { main, context: tsQueryOf(contextTerms), mainTerms: terms, contextTerms, weights, shares };

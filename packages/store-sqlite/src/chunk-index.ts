@@ -439,17 +439,7 @@ export class SqliteChunkIndex implements ChunkStore {
     if (terms.length === 0) return undefined;
     const stems = queryStems(text);
     const contextStems = queryStems(context).filter((s) => !stems.includes(s));
-    const idf = this.idfs([...stems, ...contextStems]);
-    const weights = new Map<string, number>();
-    const shares = new Map<string, number>();
-    for (const s of stems) {
-      weights.set(s, idf(s));
-      shares.set(s, 1);
-    }
-    for (const s of contextStems) {
-      weights.set(s, CONTEXT_WEIGHT * idf(s));
-      shares.set(s, CONTEXT_WEIGHT);
-    }
+    const { weights, shares } = weighStems(stems, contextStems, this.idfs([...stems, ...contextStems]));
     const own = new Set(terms);
     const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
     return {
@@ -591,4 +581,27 @@ export function lexicalRelevance(raw: number, coverage: number): number {
   const s = Math.max(0, raw);
   const c = Math.min(1, Math.max(0, coverage));
   return c * (COVERAGE_BASE + (1 - COVERAGE_BASE) * (s / (s + BM25_HALF)));
+}
+
+/**
+ * Coverage weights of a query's stems (their idf) and of its context's stems (idf ×
+ * {@link CONTEXT_WEIGHT}), with the share of a full term each counts for. Shared by the SQLite and
+ * PostgreSQL stores, which differ only in where the idf comes from.
+ */
+export function weighStems(
+  stems: readonly string[],
+  contextStems: readonly string[],
+  idf: (stem: string) => number,
+): { weights: Map<string, number>; shares: Map<string, number> } {
+  const weights = new Map<string, number>();
+  const shares = new Map<string, number>();
+  for (const s of stems) {
+    weights.set(s, idf(s));
+    shares.set(s, 1);
+  }
+  for (const s of contextStems) {
+    weights.set(s, CONTEXT_WEIGHT * idf(s));
+    shares.set(s, CONTEXT_WEIGHT);
+  }
+  return { weights, shares };
 }

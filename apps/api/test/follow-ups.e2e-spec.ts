@@ -13,6 +13,11 @@ const DOCS = [
       '# GraphQL enums\n\nAn enum restricts a field to one of a fixed set of values, for example the origin of an order.',
   },
   {
+    source: 'acme-guide',
+    content:
+      '# Acme server\n\n## Install\n\nInstall Acme with npm install acme-server and start it with acme start.\n\n## Requirements\n\nAcme needs at least 512 MB of memory and one CPU core.',
+  },
+  {
     source: 'passport-guide',
     content:
       '# Passport\n\nPassport strategies restrict routes to logged-in users; one strategy per login provider.',
@@ -49,6 +54,16 @@ describe('Follow-up questions without a model (e2e)', () => {
       { prompt: 'How do I enable CORS?', response: first.answer.text },
     ]);
     expect(followUp.sources[0]?.link).toBe('cors-guide');
+  });
+
+  it('answers the follow-up itself, with the earlier question as context only: memory, not the install step', async () => {
+    const first = await chat('How do I install Acme?');
+    expect(first.answer.text).toContain('npm install acme-server');
+    const followUp = await chat('And how much memory does it need?', [
+      { prompt: 'How do I install Acme?', response: first.answer.text },
+    ]);
+    expect(followUp.sources[0]?.link).toBe('acme-guide');
+    expect(followUp.answer.text).toMatch(/^Acme needs at least 512 MB of memory/);
   });
 
   it('lets a follow-up change the topic', async () => {

@@ -410,6 +410,47 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a follow-up with the conversation as context', () => {
+    const acme = source(
+      1,
+      'Acme server',
+      [
+        '## Install',
+        'Install Acme with `npm install acme-server` and start it with `acme start`.',
+        '## Requirements',
+        'Acme needs at least 512 MB of memory and one CPU core.',
+        'Acme runs on Linux and macOS.',
+      ].join('\n\n'),
+    );
+
+    it("answers the follow-up about its own subject, not with the earlier question's sentence", async () => {
+      const follow = 'And how much memory does it need?';
+      const withContext = await collect(
+        new ExtractiveAnswerGenerator().generate({ ...request(follow, [acme]), context: 'install Acme' }),
+      );
+      expect(withContext.join('')).toMatch(/^Acme needs at least 512 MB of memory/);
+      expect(withContext.join('')).not.toContain('npm install');
+    });
+
+    it('lets the context decide between sentences the follow-up alone cannot tell apart', () => {
+      const generator = new ExtractiveAnswerGenerator({ maxSentences: 1 });
+      const servers = source(
+        1,
+        'Deploying',
+        [
+          'Widgets can be deployed on a single server.',
+          'Gadgets can be deployed on a cluster of servers.',
+        ].join(' '),
+      );
+      expect(generator.compose('and how are they deployed?', [servers], 'gadgets').join('')).toContain(
+        'Gadgets',
+      );
+      expect(generator.compose('and how are they deployed?', [servers], 'widgets').join('')).toContain(
+        'Widgets',
+      );
+    });
+  });
+
   describe('condenseQuestion', () => {
     const signal = new AbortController().signal;
     const history = [{ prompt: 'How do I use fastify.register with plugins?', response: 'Call it [1].' }];

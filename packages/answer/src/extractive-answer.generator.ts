@@ -75,6 +75,9 @@ const BOILERPLATE =
 const ASKS_DEFAULT = /\bdefaults?\b|\bby default\b/i;
 const ASKS_HOW = /\b(?:how|example|examples|snippet|syntax|show me|write|configure|set ?up|install)\b/i;
 
+/** Share of its weight a term of the conversation's topic (AnswerRequest.context) carries. */
+const CONTEXT_SHARE = 0.35;
+
 /** Words that frame a question of a type without naming its subject. */
 const FRAME_WORDS: Record<QuestionShape['type'], string[]> = {
   definition: ['mean', 'meaning', 'purpose', 'concept', 'definition', 'explain', 'describe', 'idea'],
@@ -158,7 +161,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
 
   async *generate(request: AnswerRequest): AsyncGenerator<string, void, undefined> {
     throwIfAborted(request.signal);
-    const pieces = this.compose(request.question, request.sources).flatMap(streamPieces);
+    const pieces = this.compose(request.question, request.sources, request.context).flatMap(streamPieces);
     for (const [index, piece] of pieces.entries()) {
       // A macrotask between pieces lets a client disconnect be noticed mid-answer.
       if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -187,11 +190,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
    * is the answer: its text as the operator wrote it, cited, and nothing picked from other pages
    * after it, which could only dilute or contradict it.
    */
-  compose(question: string, sources: AnswerSource[]): string[] {
+  compose(question: string, sources: AnswerSource[], context?: string): string[] {
     const curated = sources[0]?.curated ? sources[0] : undefined;
     if (curated && curated.content.trim()) return [citeCurated(curated)];
     const shape = analyzeQuestion(question);
-    const scored = this.score(question, sources, shape);
+    const scored = this.score(question, sources, shape, context);
     if (!scored) return [NOT_COVERED_ANSWER];
     if (scored.coverage < this.minCoverage) return notCovered(sources);
 
@@ -393,7 +396,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     return pick;
   }
 
-  private score(question: string, sources: AnswerSource[], shape: QuestionShape): Scored | undefined {
+  private score(
+    question: string,
+    sources: AnswerSource[],
+    shape: QuestionShape,
+    context: string | undefined,
+  ): Scored | undefined {
     const candidates: Candidate[] = [];
     const sourceTerms: Array<Set<string>> = [];
     const sourceLower: string[] = [];
@@ -446,6 +454,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const weights = new Map(queryTerms.map((t) => [t, weightOf(t)]));
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
+    // The conversation's topic keeps sentences on the subject, but below the follow-up's own words.
+    for (const t of new Set(terms(context ?? ''))) {
+      if (!frame.has(t) && !weights.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
+    }
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
     const bigrams = pairs(terms(question).filter((t) => !frame.has(t)));
     const lowerAll = sourceLower.join('\n');

@@ -105,7 +105,7 @@ export class ChatService {
       turn.onToolEvent?.(event);
     };
     const pieces = this.generator.generate({
-      question: standalone,
+      ...search,
       sources: sources.map((h, i) => ({
         n: i + 1,
         content: h.content,

@@ -10,7 +10,7 @@ const MIN_IDF = 1e-6;
  * Weight of an occurrence by the tsvector weight of its column: title A, headings B, prose C,
  * code D, the SQLite store's FTS_WEIGHTS (4, 2.5, 1, 0.5).
  */
-const WEIGHT_SQL = "CASE w WHEN 'A' THEN 4.0 WHEN 'B' THEN 2.5 WHEN 'C' THEN 1.0 ELSE 0.5 END";
+export const WEIGHT_SQL = "CASE w WHEN 'A' THEN 4.0 WHEN 'B' THEN 2.5 WHEN 'C' THEN 1.0 ELSE 0.5 END";
 const STATS_TTL_MS = 5_000;
 const MAX_CACHED_DFS = 10_000;
 
@@ -21,6 +21,22 @@ export interface RankTerm {
   /** 1 for the question's own terms, CONTEXT_WEIGHT for context terms. */
   factor: number;
 }
+
+/** SQL over `chunks c` (and `documents d` when `joinDocuments`), its parameters from $4. */
+export interface Scope {
+  sql: string;
+  params: unknown[];
+  joinDocuments: boolean;
+}
+
+/**
+ * Candidates scored exactly per result wanted. The postings aggregate overrates only chunks
+ * holding a phrase's words apart; twice the pool and some leave room for those to drop out.
+ */
+const CANDIDATE_FACTOR = 3;
+
+/** Below this many postings of the question's words in the project, every matching chunk is scored. */
+const PRUNE_ABOVE_POSTINGS = 5_000;
 
 interface PreparedTerm {
   factor: number;
@@ -41,19 +57,167 @@ interface PreparedTerm {
 export class Bm25Ranker {
   private stats = { rows: 0, avgLength: 0, at: 0 };
   private dfs = { rows: -1, n: new Map<string, number>() };
+  private postings = { rows: -1, n: new Map<string, number>() };
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly pruneAbove = PRUNE_ABOVE_POSTINGS,
+  ) {}
 
   /**
    * BM25 of every chunk that `scope` selects and that matches `match` (a tsquery), by chunk id.
    * `scope` is SQL over `chunks c` (and `documents d` when `joinDocuments`), its parameters from $4.
+   * Reads each selected chunk's tsvector: meant for a few chunks (see {@link top} for a project).
    */
-  async scores(
+  async scores(terms: RankTerm[], match: string, scope: Scope): Promise<Map<number, number>> {
+    return this.exactScores(await this.prepare(terms), match, scope);
+  }
+
+  /**
+   * The `limit` best chunks of a project by BM25 (within `filter`, SQL over `documents d` with
+   * parameters from $5), by chunk id. The postings table gives every candidate's score in one
+   * aggregate, a compound identifier's phrase counted wherever all its words occur; the best
+   * `limit` × {@link CANDIDATE_FACTOR} of those are then scored exactly from their tsvectors
+   * (phrases only where the words are adjacent, chunks that do not match `match` dropped), so
+   * the order is the exact BM25 order while only a few tsvectors are read.
+   */
+  async top(
     terms: RankTerm[],
     match: string,
-    scope: { sql: string; params: unknown[]; joinDocuments: boolean },
+    projectId: number,
+    filter: { sql: string; params: unknown[] },
+    limit: number,
   ): Promise<Map<number, number>> {
     const prepared = await this.prepare(terms);
+    if (prepared.length === 0) return new Map();
+    const want = limit * CANDIDATE_FACTOR;
+    const counts = await this.postingCounts(projectId, [...new Set(prepared.flatMap((t) => t.lexemes))]);
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    let rows: Array<{ id: number; score: number }>;
+    if (total <= this.pruneAbove) {
+      rows = await this.bounds(prepared, projectId, filter, want, undefined);
+    } else {
+      // MaxScore: each term adds at most weight × (k1 + 1) to a chunk. With θ the want-th best
+      // score among chunks holding the rarest terms, the terms whose maxima sum below θ cannot
+      // lift a chunk that has none of the others into the result: only chunks holding one of
+      // the others are scored, and the postings of common words are read for those alone.
+      const cost = (t: PreparedTerm): number => Math.min(...t.lexemes.map((l) => counts.get(l) ?? 0));
+      const rarest = (t: PreparedTerm): string =>
+        t.lexemes.reduce((a, b) => ((counts.get(b) ?? 0) < (counts.get(a) ?? 0) ? b : a));
+      const byCost = [...prepared].sort((a, b) => cost(a) - cost(b));
+      const first: PreparedTerm[] = [];
+      let seen = 0;
+      for (const t of byCost) {
+        if (first.length > 0 && seen >= want * 4) break;
+        first.push(t);
+        seen += cost(t);
+      }
+      const most = (t: PreparedTerm): number => t.factor * t.idf * (K1 + 1);
+      rows = await this.bounds(prepared, projectId, filter, want, first.map(rarest));
+      const theta = rows.length >= want ? rows[want - 1]!.score : 0;
+      const byMost = [...prepared].sort((a, b) => most(a) - most(b));
+      let rest = 0;
+      let skipped = 0;
+      while (skipped < byMost.length && rest + most(byMost[skipped]!) < theta)
+        rest += most(byMost[skipped++]!);
+      const essential = byMost.slice(skipped);
+      if (essential.some((t) => !first.includes(t))) {
+        rows = await this.bounds(prepared, projectId, filter, want, essential.map(rarest));
+      }
+    }
+    if (rows.length === 0) return new Map();
+    return this.exactScores(prepared, match, {
+      sql: 'c.id = ANY($4::int[])',
+      params: [rows.map((r) => r.id)],
+      joinDocuments: false,
+    });
+  }
+
+  /**
+   * The `want` best chunks of a project by the postings' score: exact BM25 for single words, and
+   * for a phrase its words' least frequency wherever all occur (adjacent or not, so never below
+   * the exact score). With `candidates`, only chunks holding one of those lexemes are scored.
+   */
+  private async bounds(
+    prepared: PreparedTerm[],
+    projectId: number,
+    filter: { sql: string; params: unknown[] },
+    want: number,
+    candidates: string[] | undefined,
+  ): Promise<Array<{ id: number; score: number }>> {
+    const { avgLength } = await this.indexStats();
+    const single = new Map<string, number>();
+    const phrases: PreparedTerm[] = [];
+    for (const t of prepared) {
+      if (t.lexemes.length === 1)
+        single.set(t.lexemes[0]!, (single.get(t.lexemes[0]!) ?? 0) + t.factor * t.idf);
+      else phrases.push(t);
+    }
+    const lexemes = [...new Set(prepared.flatMap((t) => t.lexemes))];
+    // $1 project, $2 lexemes, $3 weights of single lexemes, $4 average length, the filter's from $5,
+    // then each phrase's words and weight, the candidates' lexemes, the limit.
+    const params: unknown[] = [
+      projectId,
+      lexemes,
+      lexemes.map((l) => single.get(l) ?? 0),
+      avgLength || 1,
+      ...filter.params,
+    ];
+    const norm = `(${K1} * (1 - ${B} + ${B} * max(p.doc_len) / $4::float8))`;
+    const termScore = (tf: string): string => `(${tf}) * ${K1 + 1} / ((${tf}) + ${norm})`;
+    const singles = `sum(w.weight * p.tf * ${K1 + 1} / (p.tf + ${K1} * (1 - ${B} + ${B} * p.doc_len / $4::float8)))`;
+    const phraseSql = phrases.map((t) => {
+      params.push(t.lexemes, t.factor * t.idf);
+      const words = `$${params.length - 1}::text[]`;
+      const weight = `$${params.length}::float8`;
+      const tf = `min(p.tf) FILTER (WHERE p.lexeme = ANY(${words}))`;
+      return `CASE WHEN count(DISTINCT p.lexeme) FILTER (WHERE p.lexeme = ANY(${words})) = cardinality(${words})
+        THEN ${weight} * ${termScore(tf)} ELSE 0 END`;
+    });
+    let only = '';
+    if (candidates) {
+      params.push([...new Set(candidates)]);
+      only = `AND p.chunk_id IN (SELECT chunk_id FROM chunk_postings
+        WHERE project_id = $1 AND lexeme = ANY($${params.length}::text[]))`;
+    }
+    params.push(want);
+    const { rows } = await this.db.query<{ id: number; score: number }>(
+      `SELECT s.id, s.score FROM (
+         SELECT p.chunk_id AS id, ${[singles, ...phraseSql].join(' + ')} AS score
+         FROM chunk_postings p JOIN unnest($2::text[], $3::float8[]) AS w (lexeme, weight) ON w.lexeme = p.lexeme
+         WHERE p.project_id = $1 ${only}
+         GROUP BY p.chunk_id) s
+       ${filter.sql ? `JOIN chunks c ON c.id = s.id JOIN documents d ON d.id = c.document_id WHERE ${filter.sql}` : ''}
+       ORDER BY s.score DESC, s.id LIMIT $${params.length}`,
+      params,
+    );
+    return rows;
+  }
+
+  /** Postings of each lexeme in a project, cached while the index's chunk count stays the same. */
+  private async postingCounts(projectId: number, lexemes: string[]): Promise<Map<string, number>> {
+    const { rows: total } = await this.indexStats();
+    if (this.postings.rows !== total) this.postings = { rows: total, n: new Map() };
+    const cache = this.postings.n;
+    const key = (l: string): string => `${projectId}\u0000${l}`;
+    const missing = lexemes.filter((l) => !cache.has(key(l)));
+    if (missing.length > 0) {
+      if (cache.size + missing.length > MAX_CACHED_DFS) cache.clear();
+      const { rows } = await this.db.query<{ lexeme: string; n: number }>(
+        `SELECT l AS lexeme, (SELECT count(*)::int FROM chunk_postings WHERE project_id = $1 AND lexeme = l) AS n
+         FROM unnest($2::text[]) AS l`,
+        [projectId, missing],
+      );
+      for (const r of rows) cache.set(key(r.lexeme), r.n);
+    }
+    return new Map(lexemes.map((l) => [l, cache.get(key(l)) ?? 0]));
+  }
+
+  private async exactScores(
+    prepared: PreparedTerm[],
+    match: string,
+    scope: Scope,
+  ): Promise<Map<number, number>> {
     const out = new Map<number, number>();
     if (prepared.length === 0) return out;
     const { avgLength } = await this.indexStats();

@@ -24,9 +24,9 @@ import {
   type LexicalHit,
   type LexicalScore,
 } from '@kbqa/store-sqlite';
-import { Bm25Ranker, documentLength } from './bm25';
+import { Bm25Ranker, documentLength, type RankTerm } from './bm25';
 import { metadataWhereSql } from './metadata-filter';
-import { inTransaction, migrate } from './migrations';
+import { inTransaction, migrate, POSTINGS_SELECT } from './migrations';
 import { searchText, tsQueryOf } from './text-search';
 import { PostgresVectorStore, type Queryable } from './vector-store';
 
@@ -87,6 +87,12 @@ export type LexicalRanking = 'bm25' | 'ts_rank_cd';
 
 export interface PostgresChunkStoreOptions {
   ranking?: LexicalRanking;
+  /**
+   * Above this many postings of a question's words in the project, BM25 skips the chunks that
+   * only common words could rank (MaxScore); the order is the same. Default 5,000; 0 always
+   * prunes, which tests use to compare both ways on small data.
+   */
+  pruneAbovePostings?: number;
 }
 
 /**
@@ -118,7 +124,7 @@ export class PostgresChunkStore implements ChunkStore {
     readonly vectors: PostgresVectorStore,
     options: PostgresChunkStoreOptions = {},
   ) {
-    this.bm25 = new Bm25Ranker(pool);
+    this.bm25 = new Bm25Ranker(pool, options.pruneAbovePostings);
     this.ranking = options.ranking ?? 'bm25';
   }
 
@@ -332,11 +338,14 @@ export class PostgresChunkStore implements ChunkStore {
     if (!plan) return [];
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 5);
-    const raw = await this.rawScores(plan, {
-      sql: `c.project_id = $4${filter.sql ? ` AND ${filter.sql}` : ''}`,
-      params: [query.projectId, ...filter.params],
-      joinDocuments: filter.sql !== '',
-    });
+    const raw =
+      this.ranking === 'bm25'
+        ? await this.bm25.top(this.rankTerms(plan), plan.main, query.projectId, filter, pool)
+        : await this.rawScores(plan, {
+            sql: `c.project_id = $4${filter.sql ? ` AND ${filter.sql}` : ''}`,
+            params: [query.projectId, ...filter.params],
+            joinDocuments: filter.sql !== '',
+          });
     const top = [...raw].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
     const rows = await this.hitRows(top.map(([id]) => id));
     return rows
@@ -385,14 +394,7 @@ export class PostgresChunkStore implements ChunkStore {
     scope: { sql: string; params: unknown[]; joinDocuments: boolean },
   ): Promise<Map<number, number>> {
     if (this.ranking === 'bm25') {
-      return this.bm25.scores(
-        [
-          ...plan.mainTerms.map((term) => ({ term, factor: 1 })),
-          ...plan.contextTerms.map((term) => ({ term, factor: CONTEXT_WEIGHT })),
-        ],
-        plan.main,
-        scope,
-      );
+      return this.bm25.scores(this.rankTerms(plan), plan.main, scope);
     }
     const { rows } = await this.pool.query<{ id: number; raw: number }>(
       `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main, to_tsquery('kbqa_english', $2) AS ctx)
@@ -403,6 +405,14 @@ export class PostgresChunkStore implements ChunkStore {
       [plan.main, plan.context ?? '', RANK_SCALE, ...scope.params],
     );
     return new Map(rows.map((r) => [r.id, r.raw]));
+  }
+
+  /** The question's terms at full weight, the context's at {@link CONTEXT_WEIGHT}. */
+  private rankTerms(plan: LexicalPlan): RankTerm[] {
+    return [
+      ...plan.mainTerms.map((term) => ({ term, factor: 1 })),
+      ...plan.contextTerms.map((term) => ({ term, factor: CONTEXT_WEIGHT })),
+    ];
   }
 
   private async hitRows(ids: number[]): Promise<HitRow[]> {
@@ -562,7 +572,13 @@ async function insertChunks(
       bodies.map((b) => searchText(b.code)),
     ],
   );
-  return rows.map((r) => r.id).sort((a, b) => a - b);
+  const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+  await client.query(
+    `INSERT INTO chunk_postings (project_id, lexeme, chunk_id, tf, doc_len)
+     ${POSTINGS_SELECT} WHERE c.id = ANY($1::int[]) GROUP BY c.id, u.lexeme`,
+    [ids],
+  );
+  return ids;
 }
 
 function toHit(row: HitRow, score: number): SearchHit {

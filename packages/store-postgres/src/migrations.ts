@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { WEIGHT_SQL } from './bm25';
 
 /**
  * One key for every kbqa process: whoever holds it migrates, the others wait and then find
@@ -11,6 +12,13 @@ interface Migration {
   name: string;
   statements: string[];
 }
+
+/**
+ * The postings of chunks, from their tsvectors: SELECT … FROM chunks c …, to be followed by a
+ * WHERE on `c` and `GROUP BY c.id, u.lexeme`.
+ */
+export const POSTINGS_SELECT = `SELECT c.project_id, u.lexeme, c.id, sum(${WEIGHT_SQL})::real, min(c.doc_len)
+  FROM chunks c, unnest(c.tsv) AS u (lexeme, positions, weights), unnest(u.weights) AS w`;
 
 /**
  * The tables of the chunk store. Project ids are plain integers: the projects themselves still
@@ -76,6 +84,27 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX chunks_link ON chunks (project_id, link)',
       'CREATE INDEX chunks_unembedded ON chunks (project_id, id) WHERE embedded_with IS NULL',
       'CREATE TABLE index_meta (key text PRIMARY KEY, value text NOT NULL)',
+    ],
+  },
+  {
+    id: 3,
+    name: 'chunk-postings',
+    statements: [
+      // BM25 over a project read from postings instead of unnesting the tsvector of every matching
+      // chunk: one row per (chunk, lexeme) with the weighted term frequency (title 4, headings 2.5,
+      // prose 1, code 0.5, as Bm25Ranker weighs positions) and the chunk's length. The key leads
+      // with project and lexeme, so a query reads its terms' postings in the project and nothing
+      // else; at 20k chunks unnesting took 290 ms a question against 18 ms for SQLite's FTS5.
+      `CREATE TABLE chunk_postings (
+        project_id integer NOT NULL,
+        lexeme text NOT NULL,
+        chunk_id integer NOT NULL REFERENCES chunks (id) ON DELETE CASCADE,
+        tf real NOT NULL,
+        doc_len integer NOT NULL,
+        PRIMARY KEY (project_id, lexeme, chunk_id) INCLUDE (tf, doc_len))`,
+      'CREATE INDEX chunk_postings_chunk ON chunk_postings (chunk_id)',
+      `INSERT INTO chunk_postings (project_id, lexeme, chunk_id, tf, doc_len)
+       ${POSTINGS_SELECT} WHERE true GROUP BY c.id, u.lexeme`,
     ],
   },
 ];

@@ -5,6 +5,7 @@ import {
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
 import { Pool } from 'pg';
+import { MIGRATIONS, POSTINGS_SELECT } from '../src/migrations';
 import { openPostgresChunkStore, type PostgresChunkStore } from '../src';
 import {
   contractFixtures,
@@ -39,7 +40,7 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       const stores = await Promise.all(pools.map((p) => openPostgresChunkStore(p)));
       expect(stores.map((s) => s.vectorsAvailable)).toEqual(stores.map(() => serverHasPgvector));
       const { rows } = await pools[0]!.query<{ n: number }>('SELECT count(*)::int AS n FROM kbqa_migrations');
-      expect(rows[0]!.n).toBe(1);
+      expect(rows[0]!.n).toBe(MIGRATIONS.length);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
       await fresh.drop();
@@ -66,6 +67,82 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       expect(await stores[0]!.countChunks(1)).toBe(1);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
+    }
+  });
+
+  it("keeps the postings equal to the chunks' tsvectors through writes and deletes, and ranks from them as from the tsvectors", async () => {
+    await fixture();
+    const store = await openPostgresChunkStore(pool);
+    const page = (source: string, text: string) => ({
+      projectId: 1,
+      source,
+      kind: 'documents' as const,
+      documents: [{ document: { source, content: text }, chunks: [contractDraft(text)] }],
+    });
+    const texts = [
+      'Call reply.send to answer with a payload; the reply is sent once.',
+      'The send queue holds a reply until the payload is ready.',
+      'Hooks run before the handler; a hook may send a reply early.',
+      'Plugins register routes and decorators in their own scope.',
+    ];
+    await store.replaceSources(texts.map((t, i) => page(`p${i}`, t)));
+    await store.replaceSources([page('p1', 'Replaced: the payload is serialized before it is sent.')]);
+    await store.deleteSource(1, 'p3');
+    const stored = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         (SELECT project_id, lexeme, chunk_id, tf, doc_len FROM chunk_postings
+          EXCEPT ${POSTINGS_SELECT} GROUP BY c.id, u.lexeme)
+         UNION ALL
+         (${POSTINGS_SELECT} GROUP BY c.id, u.lexeme
+          EXCEPT SELECT project_id, lexeme, chunk_id, tf, doc_len FROM chunk_postings)) diff`,
+    );
+    expect(stored.rows[0]!.n).toBe(0);
+    const { rows } = await pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM chunk_postings p JOIN chunks c ON c.id = p.chunk_id JOIN sources s ON s.id = c.source_id WHERE s.source = 'p3'",
+    );
+    expect(rows[0]!.n).toBe(0);
+    // A compound identifier is a phrase: only the chunk with reply.send holds it, so it ranks first.
+    const hits = await store.search({
+      projectId: 1,
+      text: 'how does reply.send answer',
+      topK: 3,
+      mode: 'lexical',
+    });
+    expect(hits[0]!.source).toBe('p0');
+    expect(hits.map((h) => h.source)).not.toContain('p3');
+  });
+
+  it('ranks the same with MaxScore pruning as when it scores every matching chunk', async () => {
+    await fixture();
+    const full = await openPostgresChunkStore(pool);
+    const pruned = await openPostgresChunkStore(pool, { pruneAbovePostings: 0 });
+    const words = ['server', 'plugin', 'route', 'hook', 'schema', 'logger', 'reply', 'request', 'decorator'];
+    const rare = ['bodyLimit', 'trustProxy', 'pluginTimeout', 'onRequest', 'maxParamLength'];
+    // Every page names Fastify and the server (common words); some name a rare option too.
+    const pages = Array.from({ length: 120 }, (_, i) => {
+      const text =
+        `Fastify server page ${i} covers the ${words[i % words.length]} and the ${words[(i * 7) % words.length]}. ` +
+        (i % 10 === 0 ? `Set ${rare[(i / 10) % rare.length]} on the server to change it. ` : '') +
+        (i % 3 === 0 ? 'Call reply.send with the payload. ' : 'The reply is sent later. ');
+      return {
+        projectId: 1,
+        source: `s${i}`,
+        kind: 'documents' as const,
+        documents: [{ document: { source: `s${i}`, content: text }, chunks: [contractDraft(text)] }],
+      };
+    });
+    await full.replaceSources(pages);
+    for (const text of [
+      'How do I set bodyLimit on the server?',
+      'what does trustProxy do for the fastify server',
+      'how to use reply.send in a route hook',
+      'fastify server',
+      'schema logger decorator',
+    ]) {
+      const a = await full.search({ projectId: 1, text, topK: 10, mode: 'lexical' });
+      const b = await pruned.search({ projectId: 1, text, topK: 10, mode: 'lexical' });
+      expect(b.map((h) => [h.chunkId, h.score])).toEqual(a.map((h) => [h.chunkId, h.score]));
+      expect(a.length).toBeGreaterThan(0);
     }
   });
 

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { Client } from 'pg';
+import request from 'supertest';
+import { startTestApp, type TestApp } from './helpers';
+
+/** The machine's PostgreSQL (trust auth); the test only ever touches a database it creates. */
+const SERVER = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' };
+/** Set by test/report-skips.js (jest globalSetup), which prints why when it is not. */
+const describeServer = process.env.KBQA_TEST_POSTGRES_SERVER ? describe : describe.skip;
+
+const TOKEN = 'test-operator-token-0123456789';
+
+const DOCS = [
+  {
+    source: 'install-guide',
+    content:
+      '# Installation\n\nInstall the kbqa server with pnpm install, then start it with pnpm start. The installer needs Node 22.',
+  },
+  {
+    source: 'logging-guide',
+    content:
+      '# Logging\n\nLogging is configured with the KBQA_LOG_LEVEL variable. Set the log level to debug to see every request.',
+  },
+];
+
+async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client(SERVER);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database of its own, `kbqa_e2e_<pid>_<random>`, dropped with its connections at the end. */
+async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `kbqa_e2e_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  return {
+    url: `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${name}`,
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+  let t: TestApp;
+  let second: TestApp | undefined;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase();
+    // Two services started at once on the empty database: the migrations run once, under the
+    // advisory lock, and both come up.
+    const env = { KBQA_DATABASE_URL: scratch.url, KBQA_ADMIN_TOKEN: TOKEN, KBQA_QUEUE_NAME: 'pg-e2e' };
+    [t, second] = await Promise.all([startTestApp(env), startTestApp(env)]);
+  }, 60_000);
+  afterAll(async () => {
+    await second?.close();
+    await t?.close();
+    await scratch?.drop();
+  });
+
+  const call = (method: 'get' | 'post' | 'patch', path: string, body?: object) => {
+    const req = request(t.http)[method](path).set('Authorization', `Bearer ${TOKEN}`);
+    return body === undefined ? req : req.send(body);
+  };
+
+  it('migrates an empty database once when two services start on it at the same moment', async () => {
+    const migrations = await t.query<{ id: number; name: string }>(
+      'SELECT id, name FROM kbqa_migrations ORDER BY id',
+    );
+    expect(migrations).toEqual([
+      { id: 1, name: 'chunk-store' },
+      { id: 2, name: 'records' },
+    ]);
+  });
+
+  it('walks the main flow: project, key, ingestion, chat, a continued conversation, rating, export', async () => {
+    const project = await call('post', '/admin/v1/projects', { name: 'handbook' }).expect(201);
+    const projectId = project.body.id as number;
+    await call('patch', `/admin/v1/projects/${projectId}`, {
+      export_enabled: true,
+      allowed_origins: ['https://docs.example.com'],
+    }).expect(200);
+    const serverKey = (
+      await call('post', `/admin/v1/projects/${projectId}/keys`, { kind: 'server' }).expect(201)
+    ).body.key as string;
+    const anonKey = (await call('post', `/admin/v1/projects/${projectId}/keys`, { kind: 'anon' }).expect(201))
+      .body.key as string;
+
+    const ingest = await t.post('/v1/ingestDocuments', { api_key: serverKey, documents: DOCS }).expect(200);
+    const task = await t.waitForTask(Number(ingest.body.task_id));
+    expect(task.result).toMatchObject({ success: true });
+
+    // The key was found in PostgreSQL; its use is recorded there.
+    const conversationId = (await t.post('/v1/newConversation', { api_key: serverKey }).expect(200)).body
+      .conversation_id as number;
+    const first = await t
+      .post('/v1/serviceChat', {
+        api_key: serverKey,
+        question: 'How do I set the log level?',
+        conversation_id: conversationId,
+        shouldStream: false,
+      })
+      .expect(200);
+    expect(first.body.answer.text).toMatch(/KBQA_LOG_LEVEL/);
+    expect(first.body.sources.map((s: { link: string }) => s.link)).toContain('logging-guide');
+    // The same conversation, continued from the other service process.
+    const next = await request(second!.http)
+      .post('/v1/serviceChat')
+      .send({
+        api_key: serverKey,
+        question: 'Which Node version does the installer need?',
+        conversation_id: conversationId,
+        shouldStream: false,
+      })
+      .expect(200);
+    expect(next.body.answer.text).toMatch(/Node 22/);
+
+    await t
+      .post('/v1/rateMessage', { api_key: serverKey, message_id: first.body.message_id, rating_value: 1 })
+      .expect(200);
+
+    const exported = await t.post('/v1/getMessagesData', { api_key: serverKey }).expect(200);
+    expect(exported.body).toHaveLength(2);
+    expect(exported.body[0]).toMatchObject({
+      conversation_id: conversationId,
+      human_query: 'How do I set the log level?',
+    });
+    const good = await t.post('/v1/getMessagesData', { api_key: serverKey, rating_value: 1 }).expect(200);
+    expect(good.body).toHaveLength(1);
+
+    // The widget's origin checks (anon key), the operator's listings and charts, on PostgreSQL.
+    await t
+      .post('/v1/newConversation', { anon_key: anonKey })
+      .set('Origin', 'https://docs.example.com')
+      .expect(200);
+    await t
+      .post('/v1/newConversation', { anon_key: anonKey })
+      .set('Origin', 'https://elsewhere.example.com')
+      .expect(403);
+    const preflight = await request(t.http)
+      .options('/v1/serviceChat')
+      .set('Origin', 'https://docs.example.com')
+      .expect(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://docs.example.com');
+    const sources = await call('get', `/admin/v1/projects/${projectId}/sources?q=LOGGING`).expect(200);
+    expect(sources.body).toMatchObject({
+      total: 1,
+      sources: [{ source: 'logging-guide', kind: 'documents' }],
+    });
+    expect(sources.body.sources[0].date_added).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const conversations = await call('get', `/admin/v1/projects/${projectId}/conversations`).expect(200);
+    expect(conversations.body.conversations).toContainEqual(
+      expect.objectContaining({ id: conversationId, messages: 4, good: 1, bad: 0 }),
+    );
+    const analytics = await call('get', `/admin/v1/projects/${projectId}/analytics`).expect(200);
+    expect(analytics.body.ratings).toMatchObject({ good: 1 });
+    await call('get', `/admin/v1/projects/${projectId}/gaps`).expect(200);
+
+    const [stored] = await t.query<{ messages: number; keys_used: number }>(
+      `SELECT (SELECT count(*) FROM messages WHERE project_id = ?) AS messages,
+              (SELECT count(*) FROM api_keys WHERE project_id = ? AND last_used_at IS NOT NULL) AS keys_used`,
+      [projectId, projectId],
+    );
+    expect(stored).toEqual({ messages: 4, keys_used: 2 });
+  });
+
+  it('writes no SQLite file: everything is in PostgreSQL', () => {
+    for (const dir of [t.dataDir, second!.dataDir]) {
+      expect(readdirSync(dir).filter((f) => f.includes('sqlite'))).toEqual([]);
+    }
+  });
+});

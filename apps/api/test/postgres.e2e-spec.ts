@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { startTestApp, type TestApp } from './helpers';
@@ -23,6 +26,17 @@ const DOCS = [
       '# Logging\n\nLogging is configured with the KBQA_LOG_LEVEL variable. Set the log level to debug to see every request.',
   },
 ];
+
+const CLI = join(__dirname, '..', 'dist', 'cli.js');
+
+/** Runs the built CLI (as cli.e2e-spec does) and returns its exit code and both streams. */
+function kbqa(args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client(SERVER);
@@ -166,6 +180,27 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
       [projectId, projectId],
     );
     expect(stored).toEqual({ messages: 4, keys_used: 2 });
+  });
+
+  it("runs the kbqa command on the same database: its projects and keys are the service's", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kbqa-pg-cli-'));
+    try {
+      const env = { KBQA_DATA_DIR: dataDir, KBQA_DATABASE_URL: scratch.url };
+      const created = await kbqa(['projects', 'create', 'from-cli', '--json'], env);
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const projectId = JSON.parse(created.stdout).id as number;
+      const key = await kbqa(
+        ['keys', 'create', '--project', String(projectId), '--kind', 'server', '--json'],
+        env,
+      );
+      expect(key.code).toBe(0);
+      await t.post('/v1/newConversation', { api_key: JSON.parse(key.stdout).key }).expect(200);
+      const listed = await kbqa(['projects', 'list', '--json'], env);
+      expect(JSON.parse(listed.stdout).projects.map((p: { name: string }) => p.name)).toContain('handbook');
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('writes no SQLite file: everything is in PostgreSQL', () => {

@@ -1,11 +1,21 @@
 import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import {
   contractDraft,
   describeChunkStoreContract,
+  describeRequestRecordsContract,
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
 import { Pool } from 'pg';
-import { openPostgresChunkStore, type PostgresChunkStore } from '../src';
+import {
+  MIGRATIONS,
+  migrate,
+  openPostgresChunkStore,
+  PostgresRequestRecords,
+  recordPoolConfig,
+  type PostgresChunkStore,
+} from '../src';
 import {
   contractFixtures,
   createScratchDatabase,
@@ -39,12 +49,51 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       const stores = await Promise.all(pools.map((p) => openPostgresChunkStore(p)));
       expect(stores.map((s) => s.vectorsAvailable)).toEqual(stores.map(() => serverHasPgvector));
       const { rows } = await pools[0]!.query<{ n: number }>('SELECT count(*)::int AS n FROM kbqa_migrations');
-      expect(rows[0]!.n).toBe(1);
+      expect(rows[0]!.n).toBe(MIGRATIONS.length);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
       await fresh.drop();
     }
   });
+
+  it('migrates an empty database once when two operating-system processes start on it together', async () => {
+    const fresh = await createScratchDatabase();
+    const url = `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${fresh.name}`;
+    const child = () =>
+      new Promise<{ ok: boolean; error?: string }>((resolve, reject) => {
+        const p = fork(join(__dirname, 'migrate-child.js'), [url], { stdio: 'inherit' });
+        p.once('message', (m) => resolve(m as { ok: boolean; error?: string }));
+        p.once('exit', (code) =>
+          reject(new Error(`the migrating process exited with ${code} before reporting`)),
+        );
+      });
+    const pool = new Pool({ ...SERVER, database: fresh.name, max: 1 });
+    try {
+      expect(await Promise.all([child(), child()])).toEqual([
+        { ok: true, vectorsAvailable: serverHasPgvector },
+        { ok: true, vectorsAvailable: serverHasPgvector },
+      ]);
+      const { rows } = await pool.query<{ id: number }>('SELECT id FROM kbqa_migrations ORDER BY id');
+      expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
+      // The records tables are there, empty, with the key lookup's unique index.
+      const tables = await pool.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+      );
+      expect(tables.rows.map((r) => r.tablename)).toEqual(
+        expect.arrayContaining([
+          'api_keys',
+          'conversations',
+          'ingestion_tasks',
+          'messages',
+          'projects',
+          'tools',
+        ]),
+      );
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  }, 60_000);
 
   it('lets two processes replace the same new source at once: one source, one copy of its chunks', async () => {
     await fixture();
@@ -73,4 +122,32 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
     vectors: serverHasPgvector,
     timeoutMs: 30_000,
   });
+
+  describeRequestRecordsContract(
+    'PostgresRequestRecords (PostgreSQL server)',
+    async () => {
+      // The API's pool settings (number and timestamp parsers), as the service opens it.
+      const records = new Pool({
+        ...recordPoolConfig(`postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${scratch.name}`),
+        max: 2,
+      });
+      await migrate(records);
+      await records.query('TRUNCATE projects RESTART IDENTITY CASCADE');
+      await records.query("INSERT INTO projects (name, created_at) VALUES ('a', 'now'), ('b', 'now')");
+      return {
+        records: new PostgresRequestRecords(records),
+        sql: async (statement, params = []) => {
+          let n = 0;
+          return (
+            await records.query(
+              statement.replace(/\?/g, () => `$${++n}`),
+              params,
+            )
+          ).rows as Array<Record<string, unknown>>;
+        },
+        teardown: () => records.end(),
+      };
+    },
+    { timeoutMs: 30_000 },
+  );
 });

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startServer, type TestServer } from '@kbqa/core/testing';
 import { Client } from 'pg';
 import request from 'supertest';
 import { startTestApp, type TestApp } from './helpers';
@@ -38,6 +39,14 @@ function kbqa(args: string[], env: Record<string, string>) {
   });
 }
 
+const page = (title: string, body: string, links: string[] = []) =>
+  `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p>` +
+  `${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</main></body></html>`;
+const PAGES: Record<string, string> = {
+  '/': page('Home', 'Welcome to the routing handbook. '.repeat(10), ['/routes']),
+  '/routes': page('Routes', 'Declare a route with app.route and a path pattern. '.repeat(10), ['/']),
+};
+
 async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client(SERVER);
   await client.connect();
@@ -62,17 +71,29 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   let t: TestApp;
   let second: TestApp | undefined;
+  let site: TestServer;
 
   beforeAll(async () => {
     scratch = await createScratchDatabase();
+    // A two-page documentation site on 127.0.0.1 for ingestData (indexes, sync).
+    site = await startServer((req, res) => {
+      const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
+      res.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(page ?? '<html><body>not found</body></html>');
+    });
     // Two services started at once on the empty database: the migrations run once, under the
     // advisory lock, and both come up.
-    const env = { KBQA_DATABASE_URL: scratch.url, KBQA_ADMIN_TOKEN: TOKEN, KBQA_QUEUE_NAME: 'pg-e2e' };
+    const env = {
+      KBQA_DATABASE_URL: scratch.url,
+      KBQA_ADMIN_TOKEN: TOKEN,
+      KBQA_ALLOW_PRIVATE_HOSTS: site.hostPort,
+    };
     [t, second] = await Promise.all([startTestApp(env), startTestApp(env)]);
   }, 60_000);
   afterAll(async () => {
     await second?.close();
     await t?.close();
+    await site?.close();
     await scratch?.drop();
   });
 
@@ -180,6 +201,64 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
       [projectId, projectId],
     );
     expect(stored).toEqual({ messages: 4, keys_used: 2 });
+  });
+
+  it("keeps the operator's other records: indexes and their sync, taught answers, tools, tasks, sessions", async () => {
+    const projectId = (await call('post', '/admin/v1/projects', { name: 'site' }).expect(201)).body
+      .id as number;
+    const serverKey = (
+      await call('post', `/admin/v1/projects/${projectId}/keys`, { kind: 'server' }).expect(201)
+    ).body.key as string;
+
+    const load = await t.post('/v1/ingestData', { api_key: serverKey, url: `${site.origin}/` }).expect(200);
+    expect((await t.waitForTask(Number(load.body.task_id), 60_000)).result).toMatchObject({ success: true });
+    const indexes = await call('get', `/admin/v1/projects/${projectId}/indexes`).expect(200);
+    expect(indexes.body.indexes).toHaveLength(1);
+    const indexId = indexes.body.indexes[0].id as number;
+    // ingestData again on the same URL upserts the same index (ON CONFLICT on PostgreSQL).
+    const again = await t.post('/v1/ingestData', { api_key: serverKey, url: `${site.origin}/` }).expect(200);
+    expect((await t.waitForTask(Number(again.body.task_id), 60_000)).result).toMatchObject({ success: true });
+    expect(
+      (await call('get', `/admin/v1/projects/${projectId}/indexes`).expect(200)).body.indexes,
+    ).toHaveLength(1);
+    const synced = await call('patch', `/admin/v1/indexes/${indexId}`, { auto_sync: true }).expect(200);
+    expect(synced.body).toMatchObject({ id: indexId, auto_sync: true });
+    const tasks = await call('get', `/admin/v1/projects/${projectId}/tasks`).expect(200);
+    expect(JSON.stringify(tasks.body)).toContain(String(again.body.task_id));
+
+    const chat = (question: string) =>
+      t.post('/v1/serviceChat', { api_key: serverKey, question, shouldStream: false }).expect(200);
+    expect((await chat('How do I declare a route?')).body.answer.text).toMatch(/app\.route/);
+    await call('post', `/admin/v1/projects/${projectId}/taught`, {
+      question: 'Who maintains the handbook?',
+      answer: 'The platform team maintains the handbook.',
+    }).expect(201);
+    const taught = await call('get', `/admin/v1/projects/${projectId}/taught`).expect(200);
+    expect(JSON.stringify(taught.body)).toContain('Who maintains the handbook?');
+    expect((await chat('Who maintains the handbook?')).body.answer.text).toContain('platform team');
+
+    await call('post', `/admin/v1/projects/${projectId}/tools`, {
+      name: 'stock',
+      description: 'Units in stock',
+      parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+      method: 'GET',
+      url: 'https://api.example.com/stock/{sku}',
+      headers: { 'X-Api-Key': 'secret-value' },
+    }).expect(201);
+    const tools = await call('get', `/admin/v1/projects/${projectId}/tools`).expect(200);
+    expect(tools.body.tools[0]).toMatchObject({
+      name: 'stock',
+      url: 'https://api.example.com/stock/{sku}',
+      headers: { 'X-Api-Key': '••••' },
+    });
+
+    const login = await request(t.http).post('/dashboard/api/login').send({ token: TOKEN }).expect(200);
+    const cookie = ([] as string[])
+      .concat(login.headers['set-cookie'] ?? [])
+      .find((c) => c.startsWith('kbqa_session='))!
+      .split(';')[0]!;
+    const viaSecond = await request(second!.http).get('/admin/v1/projects').set('Cookie', cookie).expect(200);
+    expect(viaSecond.body.projects.map((p: { name: string }) => p.name)).toContain('site');
   });
 
   it("runs the kbqa command on the same database: its projects and keys are the service's", async () => {

@@ -7,7 +7,7 @@ import {
   describeRequestRecordsContract,
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import {
   MIGRATIONS,
   migrate,
@@ -59,24 +59,32 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
   it('migrates an empty database once when two operating-system processes start on it together', async () => {
     const fresh = await createScratchDatabase();
     const url = `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${fresh.name}`;
+    // Each child reports over IPC, then ends its pool and exits; waited for to the exit, so no
+    // connection of theirs is left for the forced drop to cut.
     const child = () =>
-      new Promise<{ ok: boolean; error?: string }>((resolve, reject) => {
+      new Promise<unknown>((resolve, reject) => {
         const p = fork(join(__dirname, 'migrate-child.js'), [url], { stdio: 'inherit' });
-        p.once('message', (m) => resolve(m as { ok: boolean; error?: string }));
+        let report: unknown;
+        p.once('message', (m) => (report = m));
         p.once('exit', (code) =>
-          reject(new Error(`the migrating process exited with ${code} before reporting`)),
+          report === undefined
+            ? reject(new Error(`the migrating process exited with ${code} before reporting`))
+            : resolve(report),
         );
       });
-    const pool = new Pool({ ...SERVER, database: fresh.name, max: 1 });
+    // A plain client, ended (socket closed) before the forced drop: an idle pool connection could
+    // still be open then and receive the drop's termination as an unhandled error.
+    const client = new Client({ ...SERVER, database: fresh.name });
     try {
       expect(await Promise.all([child(), child()])).toEqual([
         { ok: true, vectorsAvailable: serverHasPgvector },
         { ok: true, vectorsAvailable: serverHasPgvector },
       ]);
-      const { rows } = await pool.query<{ id: number }>('SELECT id FROM kbqa_migrations ORDER BY id');
+      await client.connect();
+      const { rows } = await client.query<{ id: number }>('SELECT id FROM kbqa_migrations ORDER BY id');
       expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
       // The records tables are there, empty, with the key lookup's unique index.
-      const tables = await pool.query<{ tablename: string }>(
+      const tables = await client.query<{ tablename: string }>(
         "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
       );
       expect(tables.rows.map((r) => r.tablename)).toEqual(
@@ -90,7 +98,7 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
         ]),
       );
     } finally {
-      await pool.end();
+      await client.end();
       await fresh.drop();
     }
   }, 60_000);

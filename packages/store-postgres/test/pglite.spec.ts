@@ -6,7 +6,7 @@ import {
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
 import { Pool } from 'pg';
-import { openPostgresChunkStore, PostgresChunkStore, PostgresVectorStore } from '../src';
+import { MIGRATIONS, openPostgresChunkStore, PostgresChunkStore, PostgresVectorStore } from '../src';
 import { contractFixtures, startPglite } from './postgres-servers';
 
 /** PGlite starts in seconds on a quiet machine and in tens of seconds on a loaded one. */
@@ -32,7 +32,7 @@ describe('PostgresChunkStore on PGlite with pgvector', () => {
     const store = await openPostgresChunkStore(pool);
     expect(store.vectorsAvailable).toBe(true);
     const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kbqa_migrations');
-    expect(rows[0]!.n).toBe(1);
+    expect(rows[0]!.n).toBe(MIGRATIONS.length);
   });
 
   it('finds the nearest vectors of a small project through the HNSW index (iterative scan)', async () => {

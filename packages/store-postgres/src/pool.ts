@@ -13,7 +13,7 @@ export const RECORD_TYPES: CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
     if (format !== 'binary' && oid === INT8_OID) return (value: string) => Number(value);
     if (format !== 'binary' && oid === TIMESTAMPTZ_OID) return storedTimestamp;
-    return types.getTypeParser(oid, format ?? 'text');
+    return types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
   }) as CustomTypesConfig['getTypeParser'],
 };
 

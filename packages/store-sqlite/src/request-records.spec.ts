@@ -8,11 +8,13 @@ describeRequestRecordsContract(SqliteRequestRecords.name, async () => {
   db.prepare("INSERT INTO projects (name, created_at) VALUES ('a', 'now'), ('b', 'now')").run();
   return {
     records: new SqliteRequestRecords(db),
-    sql: async (statement, params = []) => {
+    sql: (statement, params = []) => {
       const stmt = db.prepare(statement);
-      return stmt.reader
-        ? (stmt.all(...params) as Array<Record<string, unknown>>)
-        : (stmt.run(...params), []);
+      if (!stmt.reader) {
+        stmt.run(...params);
+        return Promise.resolve([]);
+      }
+      return Promise.resolve(stmt.all(...params) as Array<Record<string, unknown>>);
     },
     teardown: () => ds.destroy(),
   };

@@ -1,12 +1,15 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '@kbqa/core/testing';
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import request from 'supertest';
+import { redisConnection } from '../src/ingestion/bullmq.queue';
 import { startTestApp, type TestApp } from './helpers';
+import { postJson, startServer as startApiProcess, type ServerProcess } from './process-helpers';
 
 /** The machine's PostgreSQL (trust auth); the test only ever touches a database it creates. */
 const SERVER = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' };
@@ -288,3 +291,122 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
     }
   });
 });
+
+/** Resolves once `kbqa worker` says its workers run. */
+function workerReady(child: ReturnType<typeof spawn>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('ingestion worker running')) {
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
+        child.stderr?.resume();
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`kbqa worker exited with ${code}: ${output}`)));
+  });
+}
+
+const REDIS_URL = process.env.REDIS_URL;
+// Printed by jest only when the PostgreSQL suite runs; report-skips.js names the BullMQ skips.
+const describeServerAndRedis = process.env.KBQA_TEST_POSTGRES_SERVER && REDIS_URL ? describe : describe.skip;
+
+describeServerAndRedis(
+  'An API process and a separate kbqa worker on PostgreSQL (e2e, real processes)',
+  () => {
+    jest.setTimeout(180_000);
+    const queueName = `kbqa-pg-${process.pid}-${Date.now()}`;
+    let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
+    let dataDir: string;
+    let server: ServerProcess | undefined;
+    let worker: ReturnType<typeof spawn> | undefined;
+
+    beforeAll(async () => {
+      scratch = await createScratchDatabase();
+      dataDir = mkdtempSync(join(tmpdir(), 'kbqa-pg-worker-'));
+    });
+    afterAll(async () => {
+      if (worker && worker.exitCode === null) {
+        const exited = new Promise((r) => worker!.once('exit', r));
+        worker.kill('SIGTERM');
+        await exited;
+      }
+      await server?.stop();
+      const queue = new Queue(queueName, { connection: redisConnection(REDIS_URL!) });
+      await queue.obliterate({ force: true });
+      await queue.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      await scratch?.drop();
+    });
+
+    it('runs every task in the worker process while the API deletes sources, all in PostgreSQL', async () => {
+      const env = {
+        KBQA_DATA_DIR: dataDir,
+        KBQA_DATABASE_URL: scratch.url,
+        REDIS_URL: REDIS_URL!,
+        KBQA_QUEUE_NAME: queueName,
+      };
+      // The API takes no task itself (KBQA_WORKER=0): every one is the worker's.
+      const api = await startApiProcess({ ...env, KBQA_WORKER: '0', KBQA_ADMIN_TOKEN: TOKEN });
+      server = api;
+      worker = spawn(process.execPath, [CLI, 'worker'], {
+        env: { ...process.env, ...env, KBQA_EMBED_MODEL: 'none', KBQA_QUEUE_CONCURRENCY: '2' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      await workerReady(worker);
+      const created = await kbqa(['projects', 'create', 'workers', '--json'], env);
+      const projectId = JSON.parse(created.stdout).id as number;
+      const key = JSON.parse(
+        (await kbqa(['keys', 'create', '--project', String(projectId), '--kind', 'server', '--json'], env))
+          .stdout,
+      ).key as string;
+
+      const batch = (n: number) =>
+        Array.from({ length: 100 }, (_, i) => ({
+          source: `page${i}`,
+          content: `# Page ${i}\n\nBatch ${n} says how hooks, decorators and plugins fit together on page ${i}.`,
+        }));
+      const submitted = await Promise.all(
+        [0, 1, 2, 3].map((n) =>
+          postJson(api.baseUrl, '/v1/ingestDocuments', { api_key: key, documents: batch(n) }),
+        ),
+      );
+      expect(submitted.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      const deadline = Date.now() + 120_000;
+      const failedDeletes: unknown[] = [];
+      const results = new Map<number, unknown>();
+      for (let round = 0; results.size < submitted.length; round++) {
+        const deletes = await Promise.all(
+          [0, 1, 2].map((i) =>
+            postJson(api.baseUrl, '/v1/deleteSource', {
+              api_key: key,
+              source: `page${(round * 3 + i) % 100}`,
+            }),
+          ),
+        );
+        failedDeletes.push(...deletes.filter((r) => r.status !== 200).map((r) => [r.status, r.body]));
+        for (const { body } of submitted) {
+          if (results.has(body.task_id)) continue;
+          const s = await postJson(api.baseUrl, '/v1/ingestionStatus', { task_id: String(body.task_id) });
+          if (s.body.status === 'completed') results.set(body.task_id, s.body.result?.success);
+        }
+        if (Date.now() > deadline)
+          throw new Error(`tasks unfinished after 120 s: ${results.size} of 4 ended`);
+      }
+      expect(failedDeletes).toEqual([]);
+      expect([...results.values()]).toEqual([true, true, true, true]);
+      const answer = await postJson(api.baseUrl, '/v1/serviceChat', {
+        api_key: key,
+        question: 'How do hooks and decorators fit together?',
+        shouldStream: false,
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.body.sources.length).toBeGreaterThan(0);
+      expect(readdirSync(dataDir).filter((f) => f.includes('sqlite'))).toEqual([]);
+    });
+  },
+);

@@ -43,8 +43,9 @@ const unused = [
   '@fastify/static',
   '@fastify/view',
   'class-transformer/storage',
-  'pg',
+  // pg itself is bundled: KBQA_DATABASE_URL (@kbqa/store-postgres, TypeORM's postgres driver).
   'pg-native',
+  'pg-cloudflare',
   'pg-query-stream',
   'mysql',
   'mysql2',

@@ -27,7 +27,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule,
+        DatabaseModule.forRoot(config),
         RateLimitModule,
         AnswerModule,
         ProjectsModule,

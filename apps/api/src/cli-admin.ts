@@ -16,7 +16,7 @@ export async function adminTokenCommand(config: AppConfig): Promise<{ text: stri
         '`pnpm kbqa admin token`.',
     );
   }
-  if (!existsSync(config.databaseFile)) {
+  if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {
     process.stderr.write(
       `kbqa: no database in ${config.dataDir}; the token works only for a service started with this ` +
         'KBQA_DATA_DIR.\n',

@@ -17,7 +17,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule,
+        DatabaseModule.forRoot(config),
         ProjectsModule,
         TasksModule,
         IndexesModule.withoutQueue(),
@@ -35,7 +35,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         ConfigModule.forRoot({ ...config, runWorkers: true }),
-        DatabaseModule,
+        DatabaseModule.forRoot(config),
         AnswerModule,
         IngestionModule,
         IndexesModule.withQueue(),

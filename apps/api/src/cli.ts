@@ -71,7 +71,8 @@ const usage = (
 Data directory: ${config.dataDir}
   (KBQA_DATA_DIR, default ./data in the current directory: run every command with the same value as
   the service, or they work on different databases)
-Environment: KBQA_DATA_DIR, REDIS_URL, KBQA_ADMIN_TOKEN, see docs/configuration.md.`;
+Environment: KBQA_DATA_DIR, KBQA_DATABASE_URL (PostgreSQL instead of the directory's SQLite file), REDIS_URL,
+  KBQA_ADMIN_TOKEN, see docs/configuration.md.`;
 
 function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, string | true> } {
   const positional: string[] = [];
@@ -116,7 +117,8 @@ async function withContext<T>(
  * refused by the service.
  */
 function warnIfNewDataDir(config: AppConfig): void {
-  if (existsSync(config.databaseFile)) return;
+  // With KBQA_DATABASE_URL every command works on that PostgreSQL database, not the directory's file.
+  if (config.databaseUrl !== undefined || existsSync(config.databaseFile)) return;
   process.stderr.write(
     `kbqa: no database in ${config.dataDir}; creating a new one there. ` +
       'If the service runs with another KBQA_DATA_DIR, set the same value for this command.\n',

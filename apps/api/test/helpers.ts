@@ -8,6 +8,7 @@ import { createApp } from '../src/bootstrap';
 import { type AppConfig, loadConfig } from '../src/config/config';
 import type { DataSource } from 'typeorm';
 import { DATA_SOURCE } from '../src/database/database.module';
+import { runSql } from '../src/database/sql';
 import { ProjectsService } from '../src/projects/projects.service';
 
 export interface TestProject {
@@ -24,7 +25,7 @@ export interface TestApp {
   projects: ProjectsService;
   createProject(name?: string): Promise<TestProject>;
   post(path: string, body: unknown): request.Test;
-  /** Reads the database directly, for assertions on what was stored. */
+  /** Reads the database directly, for assertions on what was stored (`?` placeholders on either store). */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /**
    * Polls ingestionStatus until the task completes; sends the server key of the task's project
@@ -57,7 +58,7 @@ export async function startTestApp(
     dataDir,
     projects,
     post,
-    query: (sql, params) => app.get<DataSource>(DATA_SOURCE).query(sql, params),
+    query: (sql, params) => runSql(app.get<DataSource>(DATA_SOURCE), sql, params),
     async createProject(name = 'test') {
       const p = await projects.createProject(name);
       const server = await projects.createKey(p.id, 'server');
@@ -67,11 +68,11 @@ export async function startTestApp(
     },
     async waitForTask(taskId, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
-      const [task] = await app
-        .get<DataSource>(DATA_SOURCE)
-        .query<Array<{ project_id: number }>>('SELECT project_id FROM ingestion_tasks WHERE id = ?', [
-          taskId,
-        ]);
+      const [task] = await runSql<Array<{ project_id: number }>>(
+        app.get<DataSource>(DATA_SOURCE),
+        'SELECT project_id FROM ingestion_tasks WHERE id = ?',
+        [taskId],
+      );
       const apiKey = task ? serverKeys.get(task.project_id) : undefined;
       for (;;) {
         const res = await post('/v1/ingestionStatus', { task_id: String(taskId), api_key: apiKey });

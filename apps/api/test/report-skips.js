@@ -29,8 +29,40 @@ function canMountTmpfs() {
   }
 }
 
-module.exports = function reportSkips() {
+/** The machine's PostgreSQL (trust auth) for postgres.e2e-spec; undefined when it answers. */
+async function postgresUnreachable() {
+  const { Client } = require('pg');
+  const client = new Client({
+    host: '127.0.0.1',
+    port: 5432,
+    user: 'postgres',
+    database: 'postgres',
+    connectionTimeoutMillis: 3000,
+  });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+module.exports = async function reportSkips() {
   const skipped = [];
+  // Read by postgres.e2e-spec (unset: the server is unreachable and the suite is skipped).
+  delete process.env.KBQA_TEST_POSTGRES_SERVER;
+  const postgresError = await postgresUnreachable();
+  if (postgresError === undefined) {
+    process.env.KBQA_TEST_POSTGRES_SERVER = '127.0.0.1:5432';
+  } else {
+    skipped.push(
+      `PostgreSQL at 127.0.0.1:5432 (user postgres) is unreachable (${postgresError}): the API-on-PostgreSQL ` +
+        'test (postgres.e2e-spec) is SKIPPED.',
+    );
+  }
   if (!process.env.REDIS_URL) {
     skipped.push(
       'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, worker-crash, and the Redis cases of fairness ' +

@@ -6,8 +6,7 @@ import {
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
 import { Pool } from 'pg';
-import { MIGRATIONS } from '../src/migrations';
-import { openPostgresChunkStore, PostgresChunkStore, PostgresVectorStore } from '../src';
+import { MIGRATIONS, openPostgresChunkStore, PostgresChunkStore, PostgresVectorStore } from '../src';
 import { contractFixtures, startPglite } from './postgres-servers';
 
 /** PGlite starts in seconds on a quiet machine and in tens of seconds on a loaded one. */

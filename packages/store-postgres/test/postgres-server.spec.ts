@@ -1,12 +1,22 @@
 import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import {
   contractDraft,
   describeChunkStoreContract,
+  describeRequestRecordsContract,
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
-import { Pool } from 'pg';
-import { MIGRATIONS, POSTINGS_SELECT } from '../src/migrations';
-import { openPostgresChunkStore, type PostgresChunkStore } from '../src';
+import { Client, Pool } from 'pg';
+import {
+  MIGRATIONS,
+  migrate,
+  POSTINGS_SELECT,
+  openPostgresChunkStore,
+  PostgresRequestRecords,
+  recordPoolConfig,
+  type PostgresChunkStore,
+} from '../src';
 import {
   contractFixtures,
   createScratchDatabase,
@@ -46,6 +56,53 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       await fresh.drop();
     }
   });
+
+  it('migrates an empty database once when two operating-system processes start on it together', async () => {
+    const fresh = await createScratchDatabase();
+    const url = `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${fresh.name}`;
+    // Each child reports over IPC, then ends its pool and exits; waited for to the exit, so no
+    // connection of theirs is left for the forced drop to cut.
+    const child = () =>
+      new Promise<unknown>((resolve, reject) => {
+        const p = fork(join(__dirname, 'migrate-child.js'), [url], { stdio: 'inherit' });
+        let report: unknown;
+        p.once('message', (m) => (report = m));
+        p.once('exit', (code) =>
+          report === undefined
+            ? reject(new Error(`the migrating process exited with ${code} before reporting`))
+            : resolve(report),
+        );
+      });
+    // A plain client, ended (socket closed) before the forced drop: an idle pool connection could
+    // still be open then and receive the drop's termination as an unhandled error.
+    const client = new Client({ ...SERVER, database: fresh.name });
+    try {
+      expect(await Promise.all([child(), child()])).toEqual([
+        { ok: true, vectorsAvailable: serverHasPgvector },
+        { ok: true, vectorsAvailable: serverHasPgvector },
+      ]);
+      await client.connect();
+      const { rows } = await client.query<{ id: number }>('SELECT id FROM kbqa_migrations ORDER BY id');
+      expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
+      // The records tables are there, empty, with the key lookup's unique index.
+      const tables = await client.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+      );
+      expect(tables.rows.map((r) => r.tablename)).toEqual(
+        expect.arrayContaining([
+          'api_keys',
+          'conversations',
+          'ingestion_tasks',
+          'messages',
+          'projects',
+          'tools',
+        ]),
+      );
+    } finally {
+      await client.end();
+      await fresh.drop();
+    }
+  }, 60_000);
 
   it('lets two processes replace the same new source at once: one source, one copy of its chunks', async () => {
     await fixture();
@@ -150,4 +207,32 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
     vectors: serverHasPgvector,
     timeoutMs: 30_000,
   });
+
+  describeRequestRecordsContract(
+    'PostgresRequestRecords (PostgreSQL server)',
+    async () => {
+      // The API's pool settings (number and timestamp parsers), as the service opens it.
+      const records = new Pool({
+        ...recordPoolConfig(`postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${scratch.name}`),
+        max: 2,
+      });
+      await migrate(records);
+      await records.query('TRUNCATE projects RESTART IDENTITY CASCADE');
+      await records.query("INSERT INTO projects (name, created_at) VALUES ('a', 'now'), ('b', 'now')");
+      return {
+        records: new PostgresRequestRecords(records),
+        sql: async (statement, params = []) => {
+          let n = 0;
+          return (
+            await records.query(
+              statement.replace(/\?/g, () => `$${++n}`),
+              params,
+            )
+          ).rows as Array<Record<string, unknown>>;
+        },
+        teardown: () => records.end(),
+      };
+    },
+    { timeoutMs: 30_000 },
+  );
 });

@@ -24,6 +24,7 @@ import {
 } from './analytics.util';
 import { groupGaps } from './gaps.util';
 import { DEFAULT_PAGE } from './paging.dto';
+import { onPostgres, runSql } from '../database/sql';
 
 type Sql = { where: string[]; params: Array<string | number> };
 
@@ -59,11 +60,12 @@ export class AnalyticsService {
       );
     }
     const where = sql.where.join(' AND ');
-    const [count] = await this.dataSource.query<Array<{ n: number }>>(
+    const [count] = await runSql<Array<{ n: number }>>(
+      this.dataSource,
       `SELECT count(*) AS n FROM conversations c WHERE ${where}`,
       sql.params,
     );
-    const rows = await this.dataSource.query<
+    const rows = await runSql<
       Array<{
         id: number;
         created_at: string;
@@ -74,6 +76,7 @@ export class AnalyticsService {
         bad: number;
       }>
     >(
+      this.dataSource,
       `SELECT c.id, c.created_at, c.ended_at,
          (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS messages,
          (SELECT m.text FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'Human'
@@ -98,11 +101,11 @@ export class AnalyticsService {
 
   /** One conversation (of any project: the operator sees all) with its messages in order. */
   async conversation(id: number): Promise<ConversationResponse> {
-    const [c] = await this.dataSource.query<
+    const [c] = await runSql<
       Array<{ id: number; project_id: number; created_at: string; ended_at: string | null }>
-    >('SELECT id, project_id, created_at, ended_at FROM conversations WHERE id = ?', [id]);
+    >(this.dataSource, 'SELECT id, project_id, created_at, ended_at FROM conversations WHERE id = ?', [id]);
     if (!c) throw new KbqaError('NOT_FOUND', `conversation ${id} does not exist`);
-    const messages = await this.dataSource.query<
+    const messages = await runSql<
       Array<{
         id: number;
         sender: 'Human' | 'AI';
@@ -112,6 +115,7 @@ export class AnalyticsService {
         created_at: string;
       }>
     >(
+      this.dataSource,
       'SELECT id, sender, text, sources, rating_value, created_at FROM messages WHERE conversation_id = ? ORDER BY id',
       [id],
     );
@@ -139,20 +143,22 @@ export class AnalyticsService {
     await this.projects.getProject(projectId);
     const { from, to } = checkedRange(range);
     const { start, end } = storedBounds({ from, to });
-    const perDay = await this.dataSource.query<Array<{ day: string; n: number }>>(
+    const perDay = await runSql<Array<{ day: string; n: number }>>(
+      this.dataSource,
       `SELECT substr(created_at, 1, 10) AS day, count(*) AS n FROM messages
        WHERE project_id = ? AND sender = 'Human' AND created_at >= ? AND created_at <= ?
        GROUP BY day`,
       [projectId, start, end],
     );
-    const [ratings] = await this.dataSource.query<
-      Array<{ answers: number; good: number | null; bad: number | null }>
-    >(
-      `SELECT count(*) AS answers, sum(rating_value = 1) AS good, sum(rating_value = -1) AS bad FROM messages
+    const [ratings] = await runSql<Array<{ answers: number; good: number | null; bad: number | null }>>(
+      this.dataSource,
+      `SELECT count(*) AS answers, sum(CASE WHEN rating_value = 1 THEN 1 ELSE 0 END) AS good,
+         sum(CASE WHEN rating_value = -1 THEN 1 ELSE 0 END) AS bad FROM messages
        WHERE project_id = ? AND sender = 'AI' AND created_at >= ? AND created_at <= ?`,
       [projectId, start, end],
     );
-    const ended = await this.dataSource.query<Array<{ created_at: string; ended_at: string }>>(
+    const ended = await runSql<Array<{ created_at: string; ended_at: string }>>(
+      this.dataSource,
       `SELECT created_at, ended_at FROM conversations
        WHERE project_id = ? AND ended_at IS NOT NULL AND created_at >= ? AND created_at <= ?`,
       [projectId, start, end],
@@ -177,16 +183,18 @@ export class AnalyticsService {
     await this.projects.getProject(projectId);
     const { start, end } = storedBounds(checkedRange(range));
     const notCovered = [NOT_COVERED_ANSWER.length, NOT_COVERED_ANSWER];
-    const rows = await this.dataSource.query<
+    const rows = await runSql<
       Array<{ question: string; asked_at: string; no_source: number; rated_bad: number }>
     >(
+      this.dataSource,
       `WITH answered AS (
          SELECT h.text AS question, h.created_at AS asked_at, ai.rating_value AS rating, ai.text AS answer,
-           json_array_length(ai.sources) AS found
+           json_array_length(ai.sources${onPostgres(this.dataSource) ? '::json' : ''}) AS found
          FROM messages ai JOIN messages h ON h.id = ai.reply_to
          WHERE ai.project_id = ? AND ai.sender = 'AI' AND h.created_at >= ? AND h.created_at <= ?)
        SELECT question, asked_at,
-         (coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ?) AS no_source, (rating = -1) AS rated_bad
+         CASE WHEN coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ? THEN 1 ELSE 0 END AS no_source,
+         CASE WHEN rating = -1 THEN 1 ELSE 0 END AS rated_bad
        FROM answered
        WHERE coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ? OR rating = -1`,
       // The not-covered answer may be followed by "You may want to read: …": compare its start.

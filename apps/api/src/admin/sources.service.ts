@@ -7,6 +7,7 @@ import { ProjectsService } from '../projects/projects.service';
 import { TeachingService } from '../teaching/teaching.service';
 import { DEFAULT_PAGE } from './paging.dto';
 import type { AdminSourceResponse, ListSourcesQuery, SourceListResponse } from './sources.dto';
+import { runSql } from '../database/sql';
 
 /** The operator's view of a project's sources: a searchable list, and deletion of one. */
 @Injectable()
@@ -28,14 +29,16 @@ export class AdminSourcesService {
       params.push(query.index_id);
     }
     if (query.q) {
-      where.push('instr(lower(s.source), ?) > 0');
-      params.push(query.q.toLowerCase());
+      // A substring match on both stores: LIKE with the wildcards of the search text escaped.
+      where.push("lower(s.source) LIKE ? ESCAPE '!'");
+      params.push(`%${query.q.toLowerCase().replace(/[!%_]/g, '!$&')}%`);
     }
-    const [count] = await this.dataSource.query<Array<{ n: number }>>(
+    const [count] = await runSql<Array<{ n: number }>>(
+      this.dataSource,
       `SELECT count(*) AS n FROM sources s WHERE ${where.join(' AND ')}`,
       params,
     );
-    const rows = await this.dataSource.query<
+    const rows = await runSql<
       Array<{
         id: number;
         source: string;
@@ -46,6 +49,7 @@ export class AdminSourcesService {
         chunks: number;
       }>
     >(
+      this.dataSource,
       `SELECT s.id, s.source, s.kind, s.index_id, s.date_added, s.updated_at,
          (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks
        FROM sources s WHERE ${where.join(' AND ')}
@@ -64,9 +68,11 @@ export class AdminSourcesService {
 
   /** Removes a source with its documents, chunks and vectors (one transaction in the store). */
   async delete(sourceId: number): Promise<{ deleted: number }> {
-    const [row] = await this.dataSource.query<
-      Array<{ project_id: number; source: string; kind: SourceKind }>
-    >('SELECT project_id, source, kind FROM sources WHERE id = ?', [sourceId]);
+    const [row] = await runSql<Array<{ project_id: number; source: string; kind: SourceKind }>>(
+      this.dataSource,
+      'SELECT project_id, source, kind FROM sources WHERE id = ?',
+      [sourceId],
+    );
     if (!row) throw new KbqaError('NOT_FOUND', `source ${sourceId} does not exist`);
     const deleted = await this.store.deleteSourcesById(row.project_id, [sourceId]);
     if (row.kind === 'teach') await this.teaching.forgetSource(row.project_id, row.source);

@@ -86,7 +86,7 @@ export class ApiKeyGuard implements CanActivate {
     if (access === 'any' && req.headers) {
       const origin = crossOrigin(req.headers);
       if (origin !== undefined) {
-        if (!this.projects.originAllowed(auth.projectId, origin)) {
+        if (!(await this.projects.originAllowed(auth.projectId, origin))) {
           throw new KbqaError('ORIGIN_NOT_ALLOWED', `origin ${origin} is not allowed for this project`);
         }
         // Before the rate limit and validation, so that their errors reach the page readable too.

@@ -25,10 +25,22 @@ describe(loadConfig.name, () => {
     [{ KBQA_ADMIN_TOKEN: 'sixteen chars plus' }, 'without spaces'],
     [{ KBQA_RERANK_TOP: '0' }, 'KBQA_RERANK_TOP must be an integer from 1'],
     [{ KBQA_RERANK_BUDGET_MS: 'soon' }, 'KBQA_RERANK_BUDGET_MS must be an integer'],
+    [{ KBQA_DATABASE_URL: 'mysql://db/kbqa' }, 'KBQA_DATABASE_URL must be a PostgreSQL URL'],
+    [{ KBQA_DATABASE_URL: 'kbqa.sqlite' }, 'KBQA_DATABASE_URL must be a PostgreSQL URL'],
   ])('refuses a bad setting with CONFIG_INVALID, not an HTTP code: %j', (env, message) => {
     const error = refusal(env);
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain(message);
+  });
+
+  it('uses SQLite unless KBQA_DATABASE_URL names a PostgreSQL database', () => {
+    expect(loadConfig({}, '/tmp').databaseUrl).toBeUndefined();
+    expect(loadConfig({ KBQA_DATABASE_URL: 'postgres://kbqa@db:5432/kbqa' }, '/tmp').databaseUrl).toBe(
+      'postgres://kbqa@db:5432/kbqa',
+    );
+    expect(loadConfig({ KBQA_DATABASE_URL: 'postgresql://db/kbqa' }, '/tmp').databaseUrl).toBe(
+      'postgresql://db/kbqa',
+    );
   });
 
   it('allows 3 rounds of tool calls unless KBQA_TOOL_MAX_ROUNDS says otherwise (0: no tools)', () => {

@@ -18,7 +18,13 @@ export interface AppConfig {
   host: string;
   version: string;
   dataDir: string;
+  /** The SQLite file; not opened when {@link AppConfig.databaseUrl} is set. */
   databaseFile: string;
+  /**
+   * KBQA_DATABASE_URL: a `postgres://` or `postgresql://` URL puts every record, source and chunk
+   * in that PostgreSQL database (docs/postgres.md); unset, the SQLite file of the data directory.
+   */
+  databaseUrl: string | undefined;
   /** Body size limit of every request, in bytes. */
   bodyLimitBytes: number;
   redisUrl: string | undefined;
@@ -175,6 +181,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     version: env.KBQA_VERSION_OVERRIDE || packageVersion(),
     dataDir,
     databaseFile: resolve(dataDir, 'kbqa.sqlite'),
+    databaseUrl: parseDatabaseUrl(env.KBQA_DATABASE_URL),
     bodyLimitBytes: int(env, 'KBQA_BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: env.REDIS_URL || undefined,
     queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
@@ -228,6 +235,28 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/**
+ * KBQA_DATABASE_URL: undefined when unset (SQLite), the URL when it is a PostgreSQL one with a
+ * host; CONFIG_INVALID otherwise, without echoing the URL, which may carry a password.
+ */
+export function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  const text = raw?.trim();
+  if (text === undefined || text === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || url.hostname === '') {
+    throw new KbqaError(
+      'CONFIG_INVALID',
+      'KBQA_DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/kbqa',
+    );
+  }
+  return text;
+}
 
 /**
  * The AES key of `KBQA_SECRET_KEY`: 64 hex digits or the base64 of 32 bytes. Undefined when unset;

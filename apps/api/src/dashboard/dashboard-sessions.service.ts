@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { AdminTokenService } from '../admin/admin-token.service';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
+import { runSql } from '../database/sql';
 
 export interface DashboardSession {
   /** The cookie value; only its sha256 is stored. */
@@ -56,10 +57,11 @@ export class DashboardSessionsService {
       expiresAt: new Date(now + this.lifetimeMs).toISOString(),
     };
     // Expired rows are dropped here rather than by a timer: logins are rare, rows are small.
-    await this.db.query('DELETE FROM dashboard_sessions WHERE expires_at <= ?', [
+    await runSql(this.db, 'DELETE FROM dashboard_sessions WHERE expires_at <= ?', [
       new Date(now).toISOString(),
     ]);
-    await this.db.query(
+    await runSql(
+      this.db,
       'INSERT INTO dashboard_sessions (id_hash, csrf_token, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
       [
         sha256(session.id),
@@ -77,7 +79,8 @@ export class DashboardSessionsService {
    * (a rotated token ends older sessions). Undefined otherwise.
    */
   async find(id: string): Promise<DashboardSession | undefined> {
-    const rows = await this.db.query<SessionRow[]>(
+    const rows = await runSql<SessionRow[]>(
+      this.db,
       'SELECT csrf_token, token_hash, expires_at FROM dashboard_sessions WHERE id_hash = ?',
       [sha256(id)],
     );
@@ -89,6 +92,6 @@ export class DashboardSessionsService {
   }
 
   async close(id: string): Promise<void> {
-    await this.db.query('DELETE FROM dashboard_sessions WHERE id_hash = ?', [sha256(id)]);
+    await runSql(this.db, 'DELETE FROM dashboard_sessions WHERE id_hash = ?', [sha256(id)]);
   }
 }

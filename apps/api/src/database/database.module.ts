@@ -1,10 +1,31 @@
-import { Global, Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { openDataSource, rawDatabase, SqliteChunkIndex, SqliteRequestRecords } from '@kbqa/store-sqlite';
-import type { DataSource } from 'typeorm';
+import {
+  type DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
+import {
+  ENTITIES,
+  openDataSource,
+  rawDatabase,
+  SqliteChunkIndex,
+  SqliteRequestRecords,
+} from '@kbqa/store-sqlite';
+import {
+  migrate,
+  openPostgresChunkStore,
+  PostgresRequestRecords,
+  postgresPool,
+  recordPoolConfig,
+} from '@kbqa/store-postgres';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
-/** The chunk store (`ChunkStore` of @kbqa/core); SQLite today, another store can stand in. */
+/** The chunk store (`ChunkStore` of @kbqa/core): SQLite, or PostgreSQL with KBQA_DATABASE_URL. */
 export const CHUNK_STORE = Symbol('CHUNK_STORE');
 /** Keys, conversations, messages and the export (`RequestRecords` of @kbqa/core). */
 export const REQUEST_RECORDS = Symbol('REQUEST_RECORDS');
@@ -14,13 +35,30 @@ class DatabaseCloser implements OnApplicationShutdown {
   constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   async onApplicationShutdown(): Promise<void> {
+    // For PostgreSQL this also ends the pool the chunk store and the request records share.
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 }
 
+/**
+ * One database for everything: the SQLite file of the data directory, or, when
+ * KBQA_DATABASE_URL is set, that PostgreSQL database and nothing else (no SQLite file is opened).
+ */
 @Global()
-@Module({
-  providers: [
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    const providers = config.databaseUrl === undefined ? sqliteProviders() : postgresProviders();
+    return {
+      module: DatabaseModule,
+      providers: [...providers, DatabaseCloser],
+      exports: providers.map((p) => ('provide' in p ? p.provide : p)),
+    };
+  }
+}
+
+function sqliteProviders(): Provider[] {
+  return [
     {
       provide: DATA_SOURCE,
       inject: [APP_CONFIG],
@@ -37,8 +75,50 @@ class DatabaseCloser implements OnApplicationShutdown {
       inject: [DATA_SOURCE],
       useFactory: (dataSource: DataSource) => new SqliteRequestRecords(rawDatabase(dataSource)),
     },
-    DatabaseCloser,
-  ],
-  exports: [DATA_SOURCE, SqliteChunkIndex, CHUNK_STORE, REQUEST_RECORDS],
-})
-export class DatabaseModule {}
+  ];
+}
+
+function postgresProviders(): Provider[] {
+  return [
+    {
+      provide: DATA_SOURCE,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => openPostgresDataSource(config.databaseUrl!),
+    },
+    {
+      provide: CHUNK_STORE,
+      inject: [DATA_SOURCE],
+      useFactory: (dataSource: DataSource) => openPostgresChunkStore(postgresPool(dataSource)),
+    },
+    {
+      provide: REQUEST_RECORDS,
+      inject: [DATA_SOURCE],
+      useFactory: (dataSource: DataSource) => new PostgresRequestRecords(postgresPool(dataSource)),
+    },
+  ];
+}
+
+/**
+ * The records' TypeORM data source on PostgreSQL, with the same entities as SQLite, migrated
+ * before anything reads it: the store's migrations (chunk store and records) run under an
+ * advisory lock, so API and worker processes started at once migrate the database once.
+ */
+async function openPostgresDataSource(url: string): Promise<DataSource> {
+  const { connectionString, ...extra } = recordPoolConfig(url);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: connectionString,
+    entities: ENTITIES,
+    migrationsRun: false,
+    synchronize: false,
+    extra,
+  });
+  await dataSource.initialize();
+  try {
+    await migrate(postgresPool(dataSource));
+  } catch (e) {
+    await dataSource.destroy();
+    throw e;
+  }
+  return dataSource;
+}

@@ -9,7 +9,10 @@ export interface HealthResponse {
   status: 'ok' | 'degraded';
   version: string;
   retrieval: RetrievalMode;
-  /** Why retrieval is lexical though a model is configured: the index holds another model's vectors. */
+  /**
+   * Why retrieval is lexical though a model is configured: the index holds another model's vectors,
+   * or the store is lexical-only (PostgreSQL without pgvector).
+   */
   retrieval_detail?: string;
   /** Only with KBQA_RERANK_MODEL set: whether the reranker is in use. */
   reranker?: 'loading' | 'ready' | 'unavailable';

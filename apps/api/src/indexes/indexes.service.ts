@@ -123,8 +123,9 @@ export class IndexesService {
         .createQueryBuilder()
         .update()
         .set({ nextSyncAt: timestampAt(now + this.config.syncIntervalMs) })
-        .where('id = :id AND auto_sync = 1 AND next_sync_at = :seen', {
+        .where('id = :id AND auto_sync = :on AND next_sync_at = :seen', {
           id: index.id,
+          on: true,
           seen: index.nextSyncAt,
         })
         .execute();

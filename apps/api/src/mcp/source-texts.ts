@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { SourceKind } from '@kbqa/core';
 import type { DataSource } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
+import { runSql } from '../database/sql';
 
 /** A source of a project as the MCP resource list shows it. */
 export interface SourceEntry {
@@ -25,7 +26,8 @@ export class SourceTexts {
   constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
 
   list(projectId: number): Promise<SourceEntry[]> {
-    return this.dataSource.query<SourceEntry[]>(
+    return runSql<SourceEntry[]>(
+      this.dataSource,
       'SELECT id, source, kind FROM sources WHERE project_id = ? ORDER BY id',
       [projectId],
     );
@@ -37,12 +39,14 @@ export class SourceTexts {
    * not the documents' text, so the chunker's overlap repeats a sentence here and there.
    */
   async read(projectId: number, sourceId: number): Promise<SourceText | undefined> {
-    const [row] = await this.dataSource.query<Array<{ source: string }>>(
+    const [row] = await runSql<Array<{ source: string }>>(
+      this.dataSource,
       'SELECT source FROM sources WHERE id = ? AND project_id = ?',
       [sourceId, projectId],
     );
     if (!row) return undefined;
-    const chunks = await this.dataSource.query<Array<{ content: string }>>(
+    const chunks = await runSql<Array<{ content: string }>>(
+      this.dataSource,
       'SELECT content FROM chunks WHERE source_id = ? AND project_id = ? ORDER BY document_id, ordinal',
       [sourceId, projectId],
     );

@@ -2,7 +2,6 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { KbqaError, type RequestRecords } from '@kbqa/core';
 import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
-import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
 import { ANY_ORIGIN, normalizeOrigins, originListed } from './origins';
@@ -34,14 +33,12 @@ export class ProjectsService {
   private readonly projects: Repository<ProjectEntity>;
   private readonly keys: Repository<ApiKeyEntity>;
   /**
-   * The origin checks run on every cross-origin widget request. A prepared statement on the
-   * connection costs microseconds and, unlike an in-process cache, sees at once what the CLI (another
-   * process on the same file) or another API process changed.
+   * The origin checks run on every cross-origin widget request. On SQLite a prepared statement on
+   * the connection costs microseconds and, unlike an in-process cache, sees at once what the CLI
+   * (another process on the same file) or another API process changed; on PostgreSQL the same
+   * reads are one query each.
    */
-  private readonly originStmt: {
-    ofProject: BetterSqlite3.Statement<[number], { allowed_origins: string }>;
-    listedAnywhere: BetterSqlite3.Statement<[string, string], { found: number }>;
-  };
+  private readonly origins: OriginRows;
   private readonly usage = new KeyUsageThrottle();
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
@@ -50,14 +47,10 @@ export class ProjectsService {
   ) {
     this.projects = dataSource.getRepository(ProjectEntity);
     this.keys = dataSource.getRepository(ApiKeyEntity);
-    const db = rawDatabase(dataSource);
-    this.originStmt = {
-      ofProject: db.prepare('SELECT allowed_origins FROM projects WHERE id = ?'),
-      listedAnywhere: db.prepare(
-        `SELECT 1 AS found FROM projects, json_each(projects.allowed_origins)
-         WHERE json_valid(projects.allowed_origins) AND json_each.value IN (?, ?) LIMIT 1`,
-      ),
-    };
+    this.origins =
+      dataSource.options.type === 'better-sqlite3'
+        ? sqliteOriginRows(dataSource)
+        : queryOriginRows(dataSource);
   }
 
   async createProject(name: string): Promise<ProjectEntity> {
@@ -114,24 +107,17 @@ export class ProjectsService {
   }
 
   /** Whether the project lists `origin` (or `*`) for its widget. */
-  originAllowed(projectId: number, origin: string): boolean {
-    const row = this.originStmt.ofProject.get(projectId);
-    if (!row) return false;
-    let allowed: unknown;
-    try {
-      allowed = JSON.parse(row.allowed_origins);
-    } catch {
-      return false;
-    }
-    return Array.isArray(allowed) && originListed(allowed as string[], origin);
+  async originAllowed(projectId: number, origin: string): Promise<boolean> {
+    const stored = await this.origins.ofProject(projectId);
+    return stored !== undefined && originListed(parseStoredOrigins(stored), origin);
   }
 
   /**
    * Whether any project lists `origin` (or `*`): all a CORS preflight can ask, since it carries no
    * body and so no key.
    */
-  originListedByAnyProject(origin: string): boolean {
-    return this.originStmt.listedAnywhere.get(origin, ANY_ORIGIN) !== undefined;
+  async originListedByAnyProject(origin: string): Promise<boolean> {
+    return this.origins.listedAnywhere(origin);
   }
 
   /** Creates a key: 192 random bits with a readable prefix, returned once, stored as a hash. */
@@ -194,5 +180,61 @@ export class ProjectsService {
     } catch {
       // Left for the next use after the interval; the listing is then at most a minute older.
     }
+  }
+}
+
+/** The stored `allowed_origins` of projects, read for the widget's origin checks. */
+interface OriginRows {
+  /** The project's stored JSON array; undefined when there is no such project. */
+  ofProject(projectId: number): string | undefined | Promise<string | undefined>;
+  /** Whether any project lists `origin` or `*`. */
+  listedAnywhere(origin: string): boolean | Promise<boolean>;
+}
+
+function sqliteOriginRows(dataSource: DataSource): OriginRows {
+  const db = rawDatabase(dataSource);
+  const ofProject = db.prepare<[number], { allowed_origins: string }>(
+    'SELECT allowed_origins FROM projects WHERE id = ?',
+  );
+  const listedAnywhere = db.prepare<[string, string], { found: number }>(
+    `SELECT 1 AS found FROM projects, json_each(projects.allowed_origins)
+     WHERE json_valid(projects.allowed_origins) AND json_each.value IN (?, ?) LIMIT 1`,
+  );
+  return {
+    ofProject: (projectId) => ofProject.get(projectId)?.allowed_origins,
+    listedAnywhere: (origin) => listedAnywhere.get(origin, ANY_ORIGIN) !== undefined,
+  };
+}
+
+/**
+ * The same reads through the data source (PostgreSQL). The lists are parsed here rather than
+ * with the server's JSON functions, so a hand-edited row that is not JSON reads as no origins
+ * instead of failing the query; projects are few, and browsers cache preflights.
+ */
+function queryOriginRows(dataSource: DataSource): OriginRows {
+  return {
+    ofProject: async (projectId) => {
+      const rows = await dataSource.query<Array<{ allowed_origins: string }>>(
+        'SELECT allowed_origins FROM projects WHERE id = $1',
+        [projectId],
+      );
+      return rows[0]?.allowed_origins;
+    },
+    listedAnywhere: async (origin) => {
+      const rows = await dataSource.query<Array<{ allowed_origins: string }>>(
+        "SELECT allowed_origins FROM projects WHERE allowed_origins <> '[]'",
+      );
+      return rows.some((r) => originListed(parseStoredOrigins(r.allowed_origins), origin));
+    },
+  };
+}
+
+/** A stored origin list; anything but a JSON array of strings reads as none. */
+function parseStoredOrigins(stored: string): string[] {
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === 'string') : [];
+  } catch {
+    return [];
   }
 }

@@ -91,8 +91,8 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
-   * Why retrieval is lexical though a model is ready: the index holds another model's vectors.
-   * Undefined otherwise.
+   * Why retrieval is lexical though a model is ready: the index holds another model's vectors,
+   * or the store has no vectors at all (PostgreSQL without pgvector). Undefined otherwise.
    */
   get indexMismatch(): string | undefined {
     return this.attached ? undefined : this.mismatchMessage;
@@ -163,6 +163,8 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
         this.mismatchMessage = e.message;
         if (!options.quiet) this.logger.error(`${e.message} Until then, retrieval is lexical.`);
       } else {
+        // UNSUPPORTED: a PostgreSQL store without pgvector; /health says why retrieval is lexical.
+        if (e.code === 'UNSUPPORTED') this.mismatchMessage = e.message;
         this.logger.error(`could not use the vector index, retrieval stays lexical: ${e.message}`);
       }
       this.mismatch = { embedder, checkedAt: Date.now() };

@@ -8,6 +8,7 @@ import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
 import { EmbeddingService } from '../retrieval/embedding.service';
 import { bestTaughtMatch } from './taught-match';
+import { runSql } from '../database/sql';
 
 /** A taught pair with the source that indexes it. */
 export interface TaughtPair {
@@ -26,8 +27,8 @@ export interface TaughtMatch {
   similarity: number;
 }
 
-const TAUGHT_COLUMNS = `t.id, t.project_id AS projectId, t.question, t.answer, s.source,
-  t.created_at AS createdAt, t.updated_at AS updatedAt`;
+const TAUGHT_COLUMNS = `t.id, t.project_id AS "projectId", t.question, t.answer, s.source,
+  t.created_at AS "createdAt", t.updated_at AS "updatedAt"`;
 /** A taught pair counts while its source exists (the public deleteSource may remove it). */
 const TAUGHT_JOIN = `taught_answers t
   JOIN sources s ON s.project_id = t.project_id AND s.source = 'taught:' || t.id AND s.kind = 'teach'`;
@@ -57,14 +58,16 @@ export class TeachingService {
   /** A project's taught pairs, oldest first; NOT_FOUND for an unknown project. */
   async list(projectId: number): Promise<TaughtPair[]> {
     await this.projects.getProject(projectId);
-    return this.dataSource.query<TaughtPair[]>(
+    return runSql<TaughtPair[]>(
+      this.dataSource,
       `SELECT ${TAUGHT_COLUMNS} FROM ${TAUGHT_JOIN} WHERE t.project_id = ? ORDER BY t.id`,
       [projectId],
     );
   }
 
   async get(id: number): Promise<TaughtPair> {
-    const [pair] = await this.dataSource.query<TaughtPair[]>(
+    const [pair] = await runSql<TaughtPair[]>(
+      this.dataSource,
       `SELECT ${TAUGHT_COLUMNS} FROM ${TAUGHT_JOIN} WHERE t.id = ?`,
       [id],
     );
@@ -123,7 +126,7 @@ export class TeachingService {
    * whose content is the whole answer and whose title is the taught question.
    */
   async match(projectId: number, question: string): Promise<TaughtMatch | undefined> {
-    const candidates = await this.dataSource.query<
+    const candidates = await runSql<
       Array<{
         id: number;
         question: string;
@@ -134,7 +137,8 @@ export class TeachingService {
         documentId: number;
       }>
     >(
-      `SELECT t.id, t.question, t.answer, s.source, s.id AS sourceId, c.id AS chunkId, c.document_id AS documentId
+      this.dataSource,
+      `SELECT t.id, t.question, t.answer, s.source, s.id AS "sourceId", c.id AS "chunkId", c.document_id AS "documentId"
        FROM ${TAUGHT_JOIN}
        JOIN chunks c ON c.id = (SELECT min(id) FROM chunks WHERE source_id = s.id)
        WHERE t.project_id = ?`,

@@ -46,10 +46,10 @@ export function allowOrigin(raw: ServerResponse, origin: string): void {
  */
 export function registerWidgetPreflight(instance: FastifyInstance, projects: ProjectsService): void {
   for (const path of ANON_KEY_PATHS) {
-    instance.options(path, (req, reply) => {
+    instance.options(path, async (req, reply) => {
       const origin = req.headers.origin;
-      if (typeof origin === 'string' && origin !== '' && projects.originListedByAnyProject(origin)) {
-        void reply
+      if (typeof origin === 'string' && origin !== '' && (await projects.originListedByAnyProject(origin))) {
+        return reply
           .code(204)
           .header('Access-Control-Allow-Origin', origin)
           .header('Access-Control-Allow-Methods', 'POST')
@@ -57,9 +57,8 @@ export function registerWidgetPreflight(instance: FastifyInstance, projects: Pro
           .header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE)
           .header('Vary', 'Origin')
           .send();
-        return;
       }
-      void reply
+      return reply
         .code(403)
         .type('application/json; charset=utf-8')
         .send(

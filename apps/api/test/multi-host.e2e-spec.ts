@@ -19,16 +19,15 @@ const PAGES = 24;
 
 /**
  * Why this test cannot run here, or undefined. It needs Redis (REDIS_URL), the machine's
- * PostgreSQL on 127.0.0.1:5432 (it makes its own database there) and root to make network
- * namespaces. test/report-skips.js prints the same reasons.
+ * PostgreSQL on 127.0.0.1:5432 (it makes its own database there, with psql) and root to make
+ * network namespaces. test/report-skips.js prints the same reasons; KBQA_REQUIRE_MULTI_HOST=1
+ * (CI) turns a skip into a failure.
  */
 function skipReason(): string | undefined {
   if (!REDIS_URL) return 'REDIS_URL is not set';
-  try {
-    execFileSync('pg_isready', ['-q', '-h', PG.host, '-p', String(PG.port)], { stdio: 'ignore' });
-  } catch {
-    return `no PostgreSQL answers on ${PG.host}:${PG.port} (or pg_isready is missing)`;
-  }
+  // Set by test/report-skips.js when the server answers.
+  if (process.env.KBQA_TEST_POSTGRES_SERVER === undefined)
+    return `no PostgreSQL answers on ${PG.host}:${PG.port}`;
   if (process.getuid?.() !== 0) return 'network namespaces need root';
   const probe = `kbqaprobe${process.pid}`;
   try {
@@ -260,7 +259,7 @@ function startSite(
       const queue = new Queue(queueName, { connection: redisConnection(REDIS_URL!) });
       try {
         const counts = await queue.getJobCounts('active', 'waiting', 'delayed', 'failed');
-        expect(counts).toEqual({ active: 0, waiting: 0, delayed: 0, failed: 0 });
+        expect(counts).toMatchObject({ active: 0, waiting: 0, delayed: 0, failed: 0 });
       } finally {
         await queue.close();
       }
@@ -307,7 +306,7 @@ function startSite(
         ).toEqual([
           ['Human', 'When does pier 3 open?'],
           ['AI', expect.any(String)],
-          ['Human', 'Where are tickets for pie'],
+          ['Human', 'Where are tickets for pi'],
           ['AI', expect.any(String)],
         ]);
       }

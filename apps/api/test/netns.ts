@@ -129,13 +129,8 @@ export async function createNetLab(names: string[]): Promise<NetLab> {
               // already gone
             }
           }
-          await Promise.all(
-            [...own].map((c) =>
-              c.exitCode !== null || c.signalCode !== null
-                ? undefined
-                : new Promise((resolve) => c.once('exit', resolve)),
-            ),
-          );
+          const running = [...own].filter((c) => c.exitCode === null && c.signalCode === null);
+          await Promise.all(running.map((c) => new Promise((resolve) => c.once('exit', resolve))));
         },
       });
     }

@@ -50,6 +50,19 @@ async function postgresUnreachable() {
   }
 }
 
+/** Why network namespaces cannot be made here (multi-host.e2e-spec), or undefined. */
+function netnsUnavailable() {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'needs root on Linux';
+  const probe = `kbqaprobe${process.pid}`;
+  try {
+    execFileSync('ip', ['netns', 'add', probe], { stdio: 'ignore' });
+    execFileSync('ip', ['netns', 'del', probe], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return '`ip netns add` failed';
+  }
+}
+
 module.exports = async function reportSkips() {
   const skipped = [];
   // Read by postgres.e2e-spec (unset: the server is unreachable and the suite is skipped).
@@ -67,6 +80,19 @@ module.exports = async function reportSkips() {
     skipped.push(
       'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, worker-crash, and the Redis cases of fairness ' +
         'and rate-limits) are SKIPPED. Run with REDIS_URL=redis://127.0.0.1:6379 to include them.',
+    );
+  }
+  const netns = netnsUnavailable();
+  if (netns || !process.env.REDIS_URL || postgresError !== undefined) {
+    const why = [
+      netns && `network namespaces: ${netns}`,
+      !process.env.REDIS_URL && 'no REDIS_URL',
+      postgresError !== undefined && 'no PostgreSQL',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    skipped.push(
+      `the multi-host test (multi-host.e2e-spec: API and worker hosts in network namespaces) is SKIPPED (${why}).`,
     );
   }
   if (!has('redis-server')) {

@@ -4,9 +4,11 @@
 // vectors around 1,000 cluster centroids (deterministic), chunk text drawn with a Zipf skew from
 // the fastify-docs vocabulary. Databases are built once under $TMPDIR/kbqa-bench-latency and
 // reused by later runs (BENCH_FRESH=1 rebuilds them). Markdown on stdout, progress on stderr.
+// BENCH_SIZES=1000000 runs only the listed search-API sizes, BENCH_MODES=dense,hybrid only the
+// listed modes (labels' first word, `+filter` for the filtered ones), BENCH_RAW=0 skips (1).
 'use strict';
 const { createHash } = require('node:crypto');
-const { existsSync, mkdirSync, rmSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { ROOT, percentile, corpusVocabulary } = require('../lib');
@@ -264,7 +266,10 @@ const DOCS_PER_SOURCE = 200;
 async function buildApi(n) {
   const file = path.join(DATA, `api-${VERSION}-${n}.sqlite`);
   const fresh = process.env.BENCH_FRESH || !existsSync(file);
-  if (fresh) for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+  if (fresh) {
+    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+    for (const f of readdirSync(DATA)) if (f.startsWith(`truth-${VERSION}-${n}-`)) rmSync(path.join(DATA, f));
+  }
   const ds = await store.openDataSource({ file });
   const db = store.rawDatabase(ds);
   const index = new store.SqliteChunkIndex(db);
@@ -335,6 +340,12 @@ async function apiLatency(n, queries) {
      ORDER BY vec_distance_cosine(v.embedding, ?) LIMIT 10`,
   );
   let filteredRecall = 0;
+  // Recall@10 of the unfiltered dense and hybrid searches against the same searches with exact
+  // float cosine over every vector of the project (a vector index that never quantizes): the
+  // references cost about a second a query at 1M, so they are kept beside the database.
+  const truth = await exactTruth(n, queries, db);
+  const recall = { dense: 0, hybrid: 0 };
+  const only = process.env.BENCH_MODES?.split(',').map((m) => m.trim());
   const modes = [
     ['lexical', {}],
     ['dense', {}],
@@ -342,13 +353,16 @@ async function apiLatency(n, queries) {
     ['lexical + filter (10% of documents)', { mode: 'lexical', filters }],
     ['dense + filter (10% of documents)', { mode: 'dense', filters }],
     ['hybrid + filter (10% of documents)', { mode: 'hybrid', filters }],
-  ];
+  ].filter(
+    ([label]) => !only || only.includes(label.split(' ')[0] + (label.includes('filter') ? '+filter' : '')),
+  );
   let found = 0;
+  const rssBefore = process.memoryUsage().rss;
   for (const [label, extra] of modes) {
     const times = [];
     let short = 0;
     for (let j = 0; j < queries + 5; j++) {
-      const i = Math.floor(rng(4242 + j)() * n);
+      const i = queryChunk(n, j);
       const query = {
         projectId: 1,
         text: queryText(i),
@@ -364,6 +378,10 @@ async function apiLatency(n, queries) {
       times.push(ms);
       if (hits.length < 10) short++;
       if (query.mode === 'hybrid' && !query.filters && hits.some((h) => h.chunkId === i + 1)) found++;
+      if (!query.filters && (query.mode === 'dense' || query.mode === 'hybrid')) {
+        const exact = truth[query.mode][j - 5];
+        recall[query.mode] += exact.filter((id) => hits.some((h) => h.chunkId === id)).length / exact.length;
+      }
       if (query.mode === 'dense' && query.filters) {
         const got = new Set(hits.map((h) => h.chunkId));
         const exact = exactFiltered.all(Buffer.from(query.vector.buffer)).map((r) => r.chunk_id);
@@ -375,29 +393,70 @@ async function apiLatency(n, queries) {
     log(`  ${label}: p50 ${f1(s.p50)} p99 ${f1(s.p99)}${short ? ` (${short} queries < 10 hits)` : ''}`);
   }
   const hybridFound = found / queries;
+  const rss = { before: rssBefore, after: process.memoryUsage().rss };
+  log(`  RSS ${mib(rss.before)} MiB before the searches, ${mib(rss.after)} MiB after`);
   await ds.destroy();
-  return { rows, hybridFound, filteredRecall: filteredRecall / queries };
+  return {
+    rows,
+    hybridFound,
+    filteredRecall: filteredRecall / queries,
+    denseRecall: recall.dense / queries,
+    hybridRecall: recall.hybrid / queries,
+    rss,
+  };
+}
+
+const mib = (bytes) => (bytes / 1024 / 1024).toFixed(0);
+
+/** The i of the j-th measured query (after 5 warm-up queries), as apiLatency draws it. */
+const queryChunk = (n, j) => Math.floor(rng(4242 + j)() * n);
+
+/** Top-10 chunk ids of exact dense and exact-dense hybrid search for each measured query. */
+async function exactTruth(n, queries, db) {
+  const file = path.join(DATA, `truth-${VERSION}-${n}-${queries}.json`);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  log(`  exact references for ${queries} queries (once per database)`);
+  const exactVectors = new store.SqliteVectorIndex(db, { exactUpTo: Number.MAX_SAFE_INTEGER });
+  const exact = new store.SqliteChunkIndex(db, exactVectors);
+  const out = { dense: [], hybrid: [] };
+  for (let j = 5; j < queries + 5; j++) {
+    const i = queryChunk(n, j);
+    const vector = queryVector(i);
+    out.dense.push(exactVectors.nearest({ projectId: 1, vector, k: 10 }).map((h) => h.chunkId));
+    const hybrid = await exact.search({ projectId: 1, text: queryText(i), vector, topK: 10, mode: 'hybrid' });
+    out.hybrid.push(hybrid.map((h) => h.chunkId));
+  }
+  writeFileSync(file, JSON.stringify(out));
+  return out;
 }
 
 async function main() {
   mkdirSync(DATA, { recursive: true });
   const quick = process.env.BENCH_QUICK === '1';
   const rawRows = [];
-  for (const n of quick ? [100_000] : [100_000, 1_000_000]) rawRows.push(...rawLayouts(n, 20));
+  if (process.env.BENCH_RAW !== '0')
+    for (const n of quick ? [100_000] : [100_000, 1_000_000]) rawRows.push(...rawLayouts(n, 20));
   const apiRows = [];
   const found = [];
   const recalls = [];
-  for (const [n, q] of quick
+  const unfiltered = [];
+  const sizes = process.env.BENCH_SIZES?.split(',').map(Number);
+  const runs = quick
     ? [[10_000, 100]]
     : [
         [10_000, 200],
         [100_000, 200],
         [1_000_000, 100],
-      ]) {
+      ];
+  for (const [n, q] of runs.filter(([n]) => !sizes || sizes.includes(n))) {
     const r = await apiLatency(n, q);
     apiRows.push(...r.rows);
-    found.push(`${n.toLocaleString('en-US')}: ${(r.hybridFound * 100).toFixed(0)}%`);
-    recalls.push(`${n.toLocaleString('en-US')}: ${r.filteredRecall.toFixed(3)}`);
+    const size = n.toLocaleString('en-US');
+    found.push(`${size}: ${(r.hybridFound * 100).toFixed(0)}%`);
+    recalls.push(`${size}: ${r.filteredRecall.toFixed(3)}`);
+    unfiltered.push(
+      `${size}: dense ${r.denseRecall.toFixed(3)}, hybrid ${r.hybridRecall.toFixed(3)} (RSS ${mib(r.rss.before)} → ${mib(r.rss.after)} MiB)`,
+    );
   }
 
   const out = [];
@@ -427,6 +486,9 @@ async function main() {
   for (const r of apiRows)
     out.push(`| ${r.n.toLocaleString('en-US')} | ${r.label} | ${f1(r.p50)} | ${f1(r.p99)} | ${r.short} |`);
   out.push(`\nHybrid found the chunk a question was made from in its top 10: ${found.join(', ')}.`);
+  out.push(
+    `\nRecall@10 against the same search with exact float cosine over every vector of the project (process RSS before → after the searches): ${unfiltered.join('; ')}.`,
+  );
   out.push(
     `\nDense + filter recall@10 against exact float cosine over the filtered chunks: ${recalls.join(', ')}.`,
   );

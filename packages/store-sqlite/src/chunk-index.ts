@@ -232,9 +232,10 @@ export class SqliteChunkIndex implements ChunkStore {
     this.stmt.mergeStep.run(pages);
   }
 
-  /** {@link ChunkStore.maintain}: one merge step. */
+  /** {@link ChunkStore.maintain}: one merge step, and the vector change log pruned. */
   maintain(): void {
     this.mergeStep(100);
+    this.vectors.pruneChanges();
   }
 
   /**

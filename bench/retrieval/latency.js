@@ -9,14 +9,17 @@
 'use strict';
 const { createHash } = require('node:crypto');
 const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
+const os = require('node:os');
+const { tmpdir } = os;
 const path = require('node:path');
 const { ROOT, percentile, corpusVocabulary } = require('../lib');
 
 const STORE = path.join(ROOT, 'packages', 'store-sqlite');
 const Database = require(require.resolve('better-sqlite3', { paths: [STORE] }));
 const sqliteVec = require(require.resolve('sqlite-vec', { paths: [STORE] }));
-const store = require(path.join(STORE, 'dist'));
+// BENCH_STORE_DIST: another build of the store (the code before a change, to measure it on the
+// same databases and the same machine load).
+const store = require(process.env.BENCH_STORE_DIST ?? path.join(STORE, 'dist'));
 
 const DIM = 384;
 const CENTROIDS = 1000;
@@ -277,10 +280,7 @@ async function buildApi(n) {
     process.env.BENCH_CODE_MEMORY === undefined ? undefined : Number(process.env.BENCH_CODE_MEMORY);
   const index = new store.SqliteChunkIndex(db, new store.SqliteVectorIndex(db, { codeMemoryBytes }));
   const done = db.prepare("SELECT value FROM index_meta WHERE key = 'bench_done'").get();
-  if (done) {
-    mergeFts(db, n);
-    return { ds, db, index };
-  }
+  if (done) return { ds, db, index };
   if (!fresh) {
     await ds.destroy();
     for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
@@ -327,24 +327,10 @@ async function buildApi(n) {
     index.vectors.store(chunkIds.map((chunkId) => ({ chunkId, vector: vectorOf(chunkId - 1) })));
     if (s % 100 === 0) log(`api ${n}: ${(s + 1) * perSource} chunks`);
   }
-  mergeFts(db, n);
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.prepare("INSERT INTO index_meta (key, value) VALUES ('bench_done', ?)").run(String(Date.now() - t0));
   log(`api ${n}: built in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return { ds, db, index };
-}
-
-/**
- * Merges the full-text segments into one, once per database: the build commits a segment per
- * source (1,000 at 1M chunks) and automatic merging is off, where the service's ingestion merges
- * in steps between writes (SqliteChunkIndex.maintain). Unmerged, lexical search at 1M chunks cost
- * about 200 ms instead of tens (databases built before this step had it as 1,000 segments).
- */
-function mergeFts(db, n) {
-  if (db.prepare("SELECT value FROM index_meta WHERE key = 'bench_fts_merged'").get()) return;
-  log(`api ${n}: merging full-text segments`);
-  db.exec("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')");
-  db.prepare("INSERT INTO index_meta (key, value) VALUES ('bench_fts_merged', '1')").run();
 }
 
 async function apiLatency(n, queries) {
@@ -426,6 +412,7 @@ async function apiLatency(n, queries) {
   };
 }
 
+const loadAverage = () => os.loadavg()[0].toFixed(1);
 const mib = (bytes) => (bytes / 1024 / 1024).toFixed(0);
 
 /** The i of the j-th measured query (after 5 warm-up queries), as apiLatency draws it. */
@@ -460,6 +447,7 @@ async function main() {
   const found = [];
   const recalls = [];
   const unfiltered = [];
+  const recallsByN = new Map();
   const sizes = process.env.BENCH_SIZES?.split(',').map(Number);
   const runs = quick
     ? [[10_000, 100]]
@@ -474,6 +462,7 @@ async function main() {
     const size = n.toLocaleString('en-US');
     found.push(`${size}: ${(r.hybridFound * 100).toFixed(0)}%`);
     recalls.push(`${size}: ${r.filteredRecall.toFixed(3)}`);
+    recallsByN.set(n, { dense: r.denseRecall, hybrid: r.hybridRecall });
     unfiltered.push(
       `${size}: dense ${r.denseRecall.toFixed(3)}, hybrid ${r.hybridRecall.toFixed(3)} (RSS ${mib(r.rss.before)} → ${mib(r.rss.after)} MiB)`,
     );
@@ -512,8 +501,42 @@ async function main() {
   out.push(
     `\nDense + filter recall@10 against exact float cosine over the filtered chunks: ${recalls.join(', ')}.`,
   );
+  // The 1M figures before issue 18's change, measured with BENCH_WRITE_BASELINE=1 on the code
+  // before it (BENCH_STORE_DIST), so that every later run prints them beside its own.
+  const baselineFile = path.join(__dirname, 'latency-baseline.json');
+  const at1M = apiRows.filter((r) => r.n === 1_000_000);
+  const recallAt1M = recallsByN.get(1_000_000);
+  if (process.env.BENCH_WRITE_BASELINE === '1' && at1M.length > 0) {
+    const rows = at1M.map((r) => {
+      const mode = r.label.split(' ')[0];
+      const recall = r.label.includes('filter') ? undefined : recallAt1M?.[mode];
+      return { label: r.label, p50: r.p50, p99: r.p99, recall };
+    });
+    const note = `${new Date().toISOString().slice(0, 10)}, ${process.env.BENCH_BASELINE_NOTE ?? ''} load average ${loadAverage()} on ${os.cpus().length} cores.`;
+    writeFileSync(baselineFile, `${JSON.stringify({ note, rows }, null, 2)}\n`);
+  }
+  const baseline = existsSync(baselineFile) ? JSON.parse(readFileSync(baselineFile, 'utf8')) : undefined;
+  if (baseline && at1M.length > 0) {
+    const recallNow = recallAt1M;
+    out.push(
+      `\n### 1M chunks before and after issue 18\n\nBefore: ${baseline.note} Now: this run. Load average (1 min) while measuring: ${loadAverage()} on ${os.cpus().length} cores.\n`,
+    );
+    out.push(
+      '| mode | p50 ms before | p50 ms now | p99 ms before | p99 ms now | recall@10 before | recall@10 now |',
+    );
+    out.push('|---|---|---|---|---|---|---|');
+    for (const r of at1M) {
+      const b = baseline.rows.find((x) => x.label === r.label);
+      const recall = (x) => (x === undefined ? '' : x.toFixed(3));
+      const mode = r.label.split(' ')[0];
+      const now = r.label.includes('filter') ? undefined : recallNow?.[mode];
+      out.push(
+        `| ${r.label} | ${b ? f1(b.p50) : ''} | ${f1(r.p50)} | ${b ? f1(b.p99) : ''} | ${f1(r.p99)} | ${recall(b?.recall)} | ${recall(now)} |`,
+      );
+    }
+  }
   out.push(
-    `\nTargets: hybrid p50 ≤ 50 ms at 100k chunks, ≤ 250 ms at 1M. Bench run time ${((Date.now() - T0) / 1000).toFixed(0)} s (databases ${process.env.BENCH_FRESH ? 'rebuilt' : 'reused when present'} in ${DATA}).`,
+    `\nTargets: hybrid p50 ≤ 50 ms at 100k chunks, ≤ 250 ms at 1M; issue 18: hybrid p50 ≤ 50 ms with recall@10 ≥ 0.95 at 1M. Bench run time ${((Date.now() - T0) / 1000).toFixed(0)} s (databases ${process.env.BENCH_FRESH ? 'rebuilt' : 'reused when present'} in ${DATA}).`,
   );
   console.log(out.join('\n'));
 }

@@ -35,7 +35,6 @@ describe(HammingKernel.name, () => {
     const kernel = new HammingKernel();
     const codesAt = 64;
     const outAt = codesAt + groups * words * 64;
-    kernel.reserve(outAt + groups * 16);
     const memory = kernel.bytes();
     memory.set(query, 0);
     codes.forEach((code, slot) => {
@@ -45,13 +44,25 @@ describe(HammingKernel.name, () => {
           codesAt + (slot >> 2) * words * 64 + w * 64 + (slot & 3) * 16,
         );
     });
-    const distances = kernel.distances(codesAt, 0, outAt, groups, words);
+    const histogramAt = outAt + groups * 16;
+    kernel.reserve(histogramAt + (words * 128 + 1) * 4);
+    const { distances, histogram } = kernel.distances(codesAt, 0, outAt, groups, words, histogramAt);
     const popcount = (x: number) => x.toString(2).replace(/0/g, '').length;
+    const expected = new Uint32Array(words * 128 + 1);
+    // The padding slots after the last code (zero codes) count too.
+    const zeros = groups * 4 - n;
+    expected[query.reduce((d, b) => d + popcount(b), 0)] = zeros;
     codes.forEach((code, slot) => {
       let d = 0;
       code.forEach((b, i) => (d += popcount(b ^ (query[i] ?? 0))));
       expect(distances[slot]).toBe(d);
+      expected[d] = (expected[d] ?? 0) + 1;
     });
+    expect(Array.from(histogram)).toEqual(Array.from(expected));
+    // A second scan starts from a zeroed histogram.
+    expect(Array.from(kernel.distances(codesAt, 0, outAt, groups, words, histogramAt).histogram)).toEqual(
+      Array.from(expected),
+    );
   });
 });
 

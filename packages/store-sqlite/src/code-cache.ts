@@ -45,7 +45,8 @@ export class ProjectCodes {
   /** Loaded (sorted) ids end here; slots after it up to `used` are the unsorted tail. */
   private sorted = 0;
   private used = 0;
-  private holes = 0;
+  /** Slots of deleted codes, skipped by searches until the next load. */
+  private holeSlots: number[] = [];
   private capacity = 0;
   private readonly words: number;
   /** Position in vector_changes this cache reflects. */
@@ -61,7 +62,7 @@ export class ProjectCodes {
 
   /** Vectors held (holes excluded). */
   get size(): number {
-    return this.used - this.holes;
+    return this.used - this.holeSlots.length;
   }
 
   /** Bytes this cache holds (kernel memory and ids). */
@@ -113,23 +114,31 @@ export class ProjectCodes {
     query.set(code.subarray(0, stride));
     this.kernel.bytes().set(query, 0);
     const groups = Math.ceil(this.used / 4);
-    const distances = this.kernel.distances(CODES_AT, 0, this.outAt(), groups, this.words);
-    const ids = this.ids;
+    const { distances, histogram } = this.kernel.distances(
+      CODES_AT,
+      0,
+      this.outAt(),
+      groups,
+      this.words,
+      this.histogramAt(),
+    );
+    // The kernel counted the padding after the last code and the holes too: uncount them.
     const n = this.used;
-    // Counting selection: distances are at most words × 128, so a histogram finds the cut.
-    const histogram = new Uint32Array(this.words * 128 + 1);
-    for (let i = 0; i < n; i++) if (ids[i] !== 0) histogram[distances[i] ?? 0]!++;
+    for (let i = n; i < groups * 4; i++) decrement(histogram, distances[i] ?? 0);
+    for (const slot of this.holeSlots) decrement(histogram, distances[slot] ?? 0);
+    // The cut: the distance at which the nearest `wanted` codes end.
     let cut = 0;
     let below = 0;
     while (cut < histogram.length - 1 && below + (histogram[cut] ?? 0) < wanted)
       below += histogram[cut++] ?? 0;
     let atCut = wanted - below;
+    const ids = this.ids;
     const out: number[] = [];
     for (let i = 0; i < n; i++) {
-      const id = ids[i] ?? 0;
-      if (id === 0) continue;
       const d = distances[i] ?? 0;
-      if (d < cut || (d === cut && atCut-- > 0)) out.push(id);
+      if (d > cut) continue;
+      const id = ids[i] ?? 0;
+      if (id !== 0 && (d < cut || atCut-- > 0)) out.push(id);
     }
     return out;
   }
@@ -138,10 +147,10 @@ export class ProjectCodes {
     const n = statements.countProject.get(this.projectId)?.n ?? 0;
     this.kernel = new HammingKernel();
     this.capacity = roundUp4(n + Math.max(MIN_ROOM, Math.ceil(n * ROOM_SHARE)));
-    this.kernel.reserve(this.outAt() + this.capacity * 4);
+    this.kernel.reserve(this.histogramAt() + (this.words * 128 + 1) * 4);
     this.ids = new Int32Array(this.capacity);
     this.used = 0;
-    this.holes = 0;
+    this.holeSlots = [];
     const memory = this.kernel.bytes();
     for (const [chunkId, code] of statements.projectCodes.iterate(this.projectId)) {
       if (this.used === this.capacity) break; // written since the count; replayed next sync
@@ -169,9 +178,9 @@ export class ProjectCodes {
     const slot = this.slotOf(chunkId);
     if (slot >= 0) {
       this.ids[slot] = 0;
-      this.holes++;
+      this.holeSlots.push(slot);
     }
-    return this.holes <= Math.max(MIN_ROOM, this.used * RELOAD_FROM_SHARE);
+    return this.holeSlots.length <= Math.max(MIN_ROOM, this.used * RELOAD_FROM_SHARE);
   }
 
   private slotOf(chunkId: number): number {
@@ -208,6 +217,14 @@ export class ProjectCodes {
   private outAt(): number {
     return CODES_AT + (this.capacity / 4) * this.words * 64;
   }
+
+  private histogramAt(): number {
+    return this.outAt() + this.capacity * 4;
+  }
+}
+
+function decrement(counts: Uint32Array, at: number): void {
+  counts[at] = (counts[at] ?? 1) - 1;
 }
 
 function roundUp4(n: number): number {

@@ -12,6 +12,7 @@ export class HammingKernel {
     out: number,
     groups: number,
     words: number,
+    histogram: number,
   ) => void;
 
   constructor() {
@@ -42,12 +43,24 @@ export class HammingKernel {
 
   /**
    * Distances from the code at `query` (`words` × 16 bytes, zero-padded) to the `groups` × 4 codes
-   * at `codes` (interleaved in groups of four, see below), written as uint32 at `out`. Offsets are
-   * byte offsets into module memory; `out` a multiple of 4.
+   * at `codes` (interleaved in groups of four, see below), written as uint32 at `out`, and how many
+   * codes are at each distance, as uint32 counts at `histogram` (words × 128 + 1 of them). Offsets are byte offsets into module memory; `out` and `histogram`
+   * multiples of 4.
    */
-  distances(codes: number, query: number, out: number, groups: number, words: number): Uint32Array {
-    this.distancesFn(codes, query, out, groups, words);
-    return new Uint32Array(this.memory.buffer, out, groups * 4);
+  distances(
+    codes: number,
+    query: number,
+    out: number,
+    groups: number,
+    words: number,
+    histogram: number,
+  ): { distances: Uint32Array; histogram: Uint32Array } {
+    new Uint32Array(this.memory.buffer, histogram, words * 128 + 1).fill(0);
+    this.distancesFn(codes, query, out, groups, words, histogram);
+    return {
+      distances: new Uint32Array(this.memory.buffer, out, groups * 4),
+      histogram: new Uint32Array(this.memory.buffer, histogram, words * 128 + 1),
+    };
   }
 }
 
@@ -91,14 +104,17 @@ const I32X4_EXTADD_PAIRWISE_I16X8_U = [SIMD, 0x7f];
 const I8X16_ADD = [SIMD, 0x6e];
 const I8X16_SHUFFLE = [SIMD, 0x0d];
 const I32X4_ADD = [SIMD, 0xae, 0x01];
+const I32X4_EXTRACT_LANE = [SIMD, 0x1b];
+const I32_LOAD = 0x28;
+const I32_STORE = 0x36;
 const V128_STORE = [SIMD, 0x0b];
 
 // Codes are stored in groups of four, interleaved by 16-byte word (w0 of codes 0-3, then w1 of
 // codes 0-3, ...), so one pass over a group reads memory in order and keeps four accumulators.
-// Parameters 0-4: codes, query, out, groups, words; locals 5 i, 6 w, 7 p (i32), 8 q, 9-12 a0-a3
-// (v128).
-const [CODES, QUERY, OUT, GROUPS, WORDS, I, W, P, Q] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
-const A = [9, 10, 11, 12] as const;
+// Parameters 0-5: codes, query, out, groups, words, histogram; locals 6 i, 7 w, 8 p, 9 t (i32),
+// 10 q, 11-14 a0-a3 (v128).
+const [CODES, QUERY, OUT, GROUPS, WORDS, HISTOGRAM, I, W, P, T, Q] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const A = [11, 12, 13, 14] as const;
 
 const EVENS = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
 const ODDS = EVENS.map((b) => b + 4);
@@ -118,8 +134,8 @@ const widen = (a: number) => [
 const ZERO = [...V128_CONST, ...new Array<number>(16).fill(0)];
 
 const body = [
-  // locals: 3 × i32, 5 × v128
-  ...[2, 3, I32, 5, V128],
+  // locals: 4 × i32, 5 × v128
+  ...[2, 4, I32, 5, V128],
   ...[LOCAL_GET, CODES, LOCAL_SET, P],
   ...[BLOCK, VOID, LOOP, VOID],
   ...[LOCAL_GET, I, LOCAL_GET, GROUPS, I32_GE_U, BR_IF, 1],
@@ -132,14 +148,18 @@ const body = [
   ...[LOCAL_GET, W, I32_CONST, 1, I32_ADD, LOCAL_TEE, W, LOCAL_GET, WORDS, I32_LT_U, BR_IF, 0],
   END,
   ...A.flatMap(widen),
-  // out[4i .. 4i+3] = the four distances, as uint32
-  ...[LOCAL_GET, OUT, LOCAL_GET, I, I32_CONST, 4, I32_SHL, I32_ADD],
+  // out[4i .. 4i+3] = the four distances, as uint32, each counted in histogram[distance]
   ...hadd(A[0], A[1]),
   ...[LOCAL_SET, A[0]],
   ...hadd(A[2], A[3]),
   ...[LOCAL_SET, A[2]],
   ...hadd(A[0], A[2]),
-  ...[...V128_STORE, 0, 0],
+  ...[LOCAL_SET, A[0]],
+  ...[LOCAL_GET, OUT, LOCAL_GET, I, I32_CONST, 4, I32_SHL, I32_ADD, LOCAL_GET, A[0], ...V128_STORE, 0, 0],
+  ...[0, 1, 2, 3].flatMap((lane) => [
+    ...[LOCAL_GET, HISTOGRAM, LOCAL_GET, A[0], ...I32X4_EXTRACT_LANE, lane, I32_CONST, 2, I32_SHL, I32_ADD],
+    ...[LOCAL_TEE, T, LOCAL_GET, T, I32_LOAD, 2, 0, I32_CONST, 1, I32_ADD, I32_STORE, 2, 0],
+  ]),
   ...[LOCAL_GET, I, I32_CONST, 1, I32_ADD, LOCAL_SET, I],
   ...[BR, 0, END, END, END],
 ];
@@ -164,7 +184,7 @@ const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))]
 const MODULE = new Uint8Array([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
   // type 0: (i32 × 5) -> ()
-  ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+  ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]),
   ...section(3, [1, 0]),
   // one memory, 1 page minimum, no maximum
   ...section(5, [1, 0x00, 1]),

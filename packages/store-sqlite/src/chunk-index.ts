@@ -532,17 +532,21 @@ export class SqliteChunkIndex implements ChunkStore {
   private projectRows = new Map<number, { n: number; at: number }>();
 
   /**
-   * BM25 of given chunks under a MATCH expression (absent: no match). One statement for all ids,
-   * because FTS5 recomputes bm25's term statistics per statement.
+   * BM25 of given chunks (all of the project) under a MATCH expression (absent: no match). One
+   * statement for all ids, because FTS5 recomputes bm25's term statistics per statement. The ids
+   * already scope it, so a project holding most of the index skips the project token (see
+   * rankedProjectRows).
    */
   private rawScores(projectId: number, match: string, chunkIds: number[]): Map<number, number> {
     if (chunkIds.length === 0) return new Map();
+    const scoped =
+      this.projectShare(projectId) >= UNSCOPED_FROM_SHARE ? textMatch(match) : projectMatch(projectId, match);
     const rows = this.db
       .prepare<[string, string], { rowid: number; raw: number }>(
         `SELECT rowid, -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS raw FROM chunks_fts
          WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
       )
-      .all(projectMatch(projectId, match), JSON.stringify(chunkIds));
+      .all(scoped, JSON.stringify(chunkIds));
     return new Map(rows.map((r) => [r.rowid, r.raw]));
   }
 

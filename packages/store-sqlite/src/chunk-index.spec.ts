@@ -129,6 +129,41 @@ describe(SqliteChunkIndex.name, () => {
     expect(hits.map((h) => h.source).sort()).toEqual(['v15', 'v17', 'v19']);
   });
 
+  it("keeps a large project's lexical search to its own chunks when it searches unscoped", async () => {
+    // 20,060 chunks, 95% in project 1: above PRUNE_FROM_ROWS and UNSCOPED_FROM_SHARE, so the
+    // match runs without the project token and other projects' rows are dropped after.
+    rawDatabase(ds).prepare("INSERT INTO projects (name, created_at) VALUES ('q', 'now')").run();
+    const filler = (n: number, word: string) =>
+      Array.from({ length: n }, (_, i) => draft(`${word} filler ${i}`, i));
+    const ingest = (project: number, source: string, chunks: ChunkDraft[]) =>
+      index.replaceSource({
+        projectId: project,
+        source,
+        kind: 'documents',
+        documents: [{ document: doc(source), chunks }],
+      });
+    ingest(projectId, 'bulk', filler(19_000, 'plain'));
+    ingest(projectId, 'own', [draft('zebra zebra stripes', 0), draft('zebra stripes', 1)]);
+    // Project 2 holds the best zebra chunks of the index, more than the unscoped read takes.
+    ingest(
+      2,
+      'other',
+      Array.from({ length: 60 }, (_, i) => draft(`zebra zebra zebra zebra ${i}`, i)),
+    );
+    ingest(2, 'bulk', filler(1_000, 'other'));
+    const hits = await index.search({ projectId, text: 'zebra', topK: 10, mode: 'lexical' });
+    expect(hits.map((h) => h.content)).toEqual(['zebra zebra stripes', 'zebra stripes']);
+    // Few enough of project 2's rows to read past: the unscoped result itself is kept.
+    rawDatabase(ds)
+      .prepare(
+        "DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE project_id = 2 AND ordinal >= 5 AND content LIKE 'zebra%')",
+      )
+      .run();
+    const again = await index.search({ projectId, text: 'zebra', topK: 10, mode: 'lexical' });
+    expect(again.map((h) => h.content)).toEqual(['zebra zebra stripes', 'zebra stripes']);
+    expect((await index.search({ projectId: 2, text: 'zebra', topK: 3, mode: 'lexical' })).length).toBe(3);
+  });
+
   it('gives relevance scores in [0, 1], higher for better matches', async () => {
     index.replaceSource({
       projectId,

@@ -12,6 +12,7 @@ import { DashboardSessions1733900000000 } from './1733900000000-dashboard-sessio
 import { Tools1734000000000 } from './1734000000000-tools';
 import { MessageTools1734100000000 } from './1734100000000-message-tools';
 import { ToolSources1734200000000 } from './1734200000000-tool-sources';
+import { VectorChanges1734300000000 } from './1734300000000-vector-changes';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Tools1734000000000,
   MessageTools1734100000000,
   ToolSources1734200000000,
+  VectorChanges1734300000000,
 ];

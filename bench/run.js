@@ -13,6 +13,8 @@ const BENCHMARKS = [
   { name: 'load', script: 'bench/load.js' },
   { name: 'retrieval-quality', script: 'bench/retrieval/quality.js' },
   { name: 'store-lexical', script: 'bench/retrieval/store-lexical.js' },
+  { name: 'store-scale', script: 'bench/retrieval/store-scale.js' },
+  { name: 'postgres-chat', script: 'bench/postgres-chat.js' },
   { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },
   { name: 'answers', script: 'bench/answers/quality.js' },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },

@@ -1,0 +1,167 @@
+// Issue 16: chat throughput of the service on PostgreSQL with one and with two API processes.
+// A scratch database on the machine's PostgreSQL (KBQA_BENCH_POSTGRES_URL, default
+// postgres://postgres@127.0.0.1:5432/test; created and dropped here) gets the fastify-docs Guides
+// and Reference as BENCH_PG_VARIANTS (10) variants through ingestDocuments. Then autocannon sends
+// JSON serviceChat (extractive, lexical, rate limits off) with the questions of
+// bench/answers/questions.json in rotation from 50 connections: to one API process, then to two
+// API processes on the same database (25 connections each, run at the same time, summed).
+// Workers run in the first process only (KBQA_WORKER=0 in the second). The load generator shares
+// the machine's two cores with the servers and PostgreSQL.
+'use strict';
+const { randomBytes } = require('node:crypto');
+const { readdirSync, readFileSync, rmSync } = require('node:fs');
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { Client } = require(
+  require.resolve('pg', { paths: [path.join(__dirname, '..', 'packages', 'store-postgres')] }),
+);
+const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
+const { requireSharedCorpus, SKIPPED } = require('./shared-corpus');
+
+const CORPUS = requireSharedCorpus();
+const QUESTIONS = require('./answers/questions.json').map((item) => item.q);
+const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const VARIANTS = Number(process.env.BENCH_PG_VARIANTS || 10);
+const SECONDS = Number(process.env.BENCH_PG_SECONDS || 15);
+
+function corpusPages() {
+  const pages = [];
+  for (const folder of ['Guides', 'Reference']) {
+    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
+      if (file.endsWith('.md'))
+        pages.push({
+          id: `${folder}/${file}`,
+          content: readFileSync(path.join(CORPUS, folder, file), 'utf8'),
+        });
+    }
+  }
+  return pages;
+}
+
+function load(baseUrl, key, connections, duration) {
+  let next = 0;
+  return autocannon({
+    url: baseUrl + '/v1/serviceChat',
+    connections,
+    duration,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/serviceChat',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            api_key: key,
+            question: QUESTIONS[next++ % QUESTIONS.length],
+            history: [],
+            shouldStream: false,
+          }),
+        }),
+      },
+    ],
+  });
+}
+
+/** 50 connections spread over the given servers at once; chats/s summed, latencies of the slowest. */
+async function measure(urls, key) {
+  const each = Math.floor(50 / urls.length);
+  await Promise.all(urls.map((u) => load(u, key, each, 3)));
+  const runs = await Promise.all(urls.map((u) => load(u, key, each, SECONDS)));
+  return {
+    chatsPerSec: runs.reduce((n, r) => n + r['2xx'] / r.duration, 0),
+    p50: Math.max(...runs.map((r) => r.latency.p50)),
+    p99: Math.max(...runs.map((r) => r.latency.p99)),
+    failed: runs.reduce((n, r) => n + r.errors + r.non2xx, 0),
+  };
+}
+
+async function main() {
+  const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await admin.connect();
+  } catch (e) {
+    process.stderr.write(`skipped: PostgreSQL at ${SERVER_URL} is unreachable (${e.message})\n`);
+    process.exit(SKIPPED);
+  }
+  const name = `kbqa_bench_chat_${process.pid}_${randomBytes(3).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  const dirs = [tempDir('kbqa-bench-pg-a-'), tempDir('kbqa-bench-pg-b-')];
+  const env = (dir) => ({ KBQA_DATA_DIR: dir, KBQA_DATABASE_URL: url.toString(), REDIS_URL: '' });
+  const servers = [];
+  try {
+    const project = cli(['projects', 'create', 'pg-chat'], env(dirs[0]));
+    const key = cli(
+      ['keys', 'create', '--project', String(project.id), '--kind', 'server'],
+      env(dirs[0]),
+    ).key;
+    servers.push(await startServer(env(dirs[0])));
+    const pages = corpusPages();
+    const t0 = process.hrtime.bigint();
+    for (let v = 1; v <= VARIANTS; v++) {
+      const res = await post(servers[0].baseUrl, '/v1/ingestDocuments', {
+        api_key: key,
+        documents: pages.map((p) => ({
+          source: `${p.id}-v${v}`,
+          content: `Variant ${v} of the Fastify documentation.\n\n${p.content}`,
+        })),
+      });
+      await waitForTask(servers[0].baseUrl, res.body.task_id, 120);
+    }
+    const ingestSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const documents = VARIANTS * pages.length;
+    // Statistics and the visibility map, as autovacuum leaves them shortly after a bulk load.
+    const db = new Client({ connectionString: url.toString() });
+    await db.connect();
+    let rows;
+    try {
+      await db.query('VACUUM ANALYZE');
+      ({ rows } = await db.query('SELECT count(*)::int AS n FROM chunks'));
+    } finally {
+      await db.end();
+    }
+    const chunks = rows[0].n;
+    console.error(`ingested ${documents} documents (${chunks} chunks) in ${ingestSeconds.toFixed(1)} s`);
+
+    const one = await measure([servers[0].baseUrl], key);
+    console.error(`one process: ${JSON.stringify(one)}`);
+    servers.push(await startServer({ ...env(dirs[1]), KBQA_WORKER: '0' }));
+    const two = await measure(
+      servers.map((s) => s.baseUrl),
+      key,
+    );
+    console.error(`two processes: ${JSON.stringify(two)}`);
+    const ratio = two.chatsPerSec / one.chatsPerSec;
+    console.log('## Chat on PostgreSQL, one and two API processes (issue 16)\n');
+    console.log(
+      `JSON serviceChat (extractive, lexical; the server has no pgvector) over ${chunks} chunks (fastify-docs ` +
+        `Guides and Reference as ${VARIANTS} variants, ${documents} documents ingested through the API in ` +
+        `${ingestSeconds.toFixed(1)} s: ${(documents / ingestSeconds).toFixed(1)} documents/s), 50 autocannon ` +
+        `connections in the benchmark's process, 3 s warm-up then ${SECONDS} s; with two processes 25 connections ` +
+        "each, at the same time. Both processes and PostgreSQL share the machine's cores with the load generator.\n",
+    );
+    console.log('| API processes | chats/s | p50 ms | p99 ms | failed |');
+    console.log('|---|---|---|---|---|');
+    for (const [n, r] of [
+      [1, one],
+      [2, two],
+    ])
+      console.log(`| ${n} | ${r.chatsPerSec.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.failed} |`);
+    console.log(
+      `\nTwo processes serve ${ratio.toFixed(2)}× the chats of one (target ≥ 1.3×: ${ratio >= 1.3 ? 'met' : 'not met'}).`,
+    );
+  } finally {
+    for (const s of servers) await s.stop();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

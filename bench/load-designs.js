@@ -2,7 +2,8 @@
 // bench/load.js keeps (BENCH_LOAD_DATA_DIR, run that first): one process with search on the event
 // loop (KBQA_READ_WORKERS=0), one process with a read pool of 1 and of 2 workers, and two processes
 // on the one data directory without a pool (each gets half the clients, as a balancer would give).
-// JSON serviceChat at 1 and 50 clients, BENCH_LOAD_SECONDS (10) each after a 3 s warm-up.
+// JSON serviceChat at 1 and 50 clients, BENCH_LOAD_SECONDS (10) each after a 3 s warm-up; then the
+// time to the first SSE event (the sources) of 126 streamed chats, one at a time.
 //
 // Usage: BENCH_LOAD_DATA_DIR=<dir> node bench/load-designs.js
 'use strict';
@@ -43,6 +44,27 @@ function load(baseUrl, connections, duration) {
   });
 }
 
+/** Milliseconds to the first SSE event (the sources), `n` streamed chats one after another: p50, p99. */
+async function firstEvent(baseUrl, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    const res = await fetch(baseUrl + '/v1/serviceChat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ api_key: key, question: QUESTIONS[i % QUESTIONS.length], history: [] }),
+    });
+    const reader = res.body.getReader();
+    let got = '';
+    while (!got.includes('\n\n')) got += Buffer.from((await reader.read()).value).toString();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    while (!(await reader.read()).done);
+  }
+  times.sort((a, b) => a - b);
+  const at = (p) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(0);
+  return `${at(0.5)} / ${at(0.99)}`;
+}
+
 /** Clients split evenly over the servers; figures summed (rate) and merged (latency: the worse). */
 async function measure(urls, connections) {
   const per = Math.max(1, Math.floor(connections / urls.length));
@@ -64,8 +86,9 @@ async function design(name, envs) {
     const urls = servers.map((s) => s.baseUrl);
     const one = await measure(urls, 1);
     const fifty = await measure(urls, 50);
+    const sse = await firstEvent(urls[0], 126);
     console.log(
-      `| ${name} | ${one.chatsPerSec} | ${one.p50} | ${fifty.chatsPerSec} | ${fifty.p50} | ${fifty.p99} | ${fifty.failed} |`,
+      `| ${name} | ${one.chatsPerSec} | ${one.p50} | ${fifty.chatsPerSec} | ${fifty.p50} | ${fifty.p99} | ${fifty.failed} | ${sse} |`,
     );
   } finally {
     for (const s of servers) await s.stop();
@@ -74,8 +97,10 @@ async function design(name, envs) {
 
 async function main() {
   console.log(`${chunks} chunks, ${SECONDS} s a run\n`);
-  console.log('| design | 1 client chats/s | p50 ms | 50 clients chats/s | p50 ms | p99 ms | failed |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(
+    '| design | 1 client chats/s | p50 ms | 50 clients chats/s | p50 ms | p99 ms | failed | first SSE event p50 / p99 ms (1 client) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
   await design('one process, search on the event loop', [{ KBQA_READ_WORKERS: '0' }]);
   await design('one process, read pool of 1', [{ KBQA_READ_WORKERS: '1' }]);
   await design('one process, read pool of 2', [{ KBQA_READ_WORKERS: '2' }]);

@@ -30,9 +30,19 @@ class ReadPoolCloser implements OnApplicationShutdown {
       useFactory: async (config: AppConfig): Promise<ReadPool | null> => {
         // An in-memory database is one connection's own; no other thread can open it.
         if (config.readWorkers === 0 || config.databaseFile === ':memory:') return null;
-        const pool = await ReadPool.start({ file: config.databaseFile, workers: config.readWorkers });
-        new Logger('ReadPool').log(`${pool.size} read workers`);
-        return pool;
+        const logger = new Logger('ReadPool');
+        try {
+          const pool = await ReadPool.start({ file: config.databaseFile, workers: config.readWorkers });
+          logger.log(`${pool.size} read workers`);
+          return pool;
+        } catch (e) {
+          // Chat still works on the event loop, only slower under load; the single-file binary,
+          // which has no worker script to start, lands here too.
+          logger.warn(
+            `read workers did not start, search runs on the event loop: ${e instanceof Error ? e.message : String(e)}`,
+          );
+          return null;
+        }
       },
     },
     ReadPoolCloser,

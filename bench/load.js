@@ -9,6 +9,8 @@
 // process, so the load generator shares the machine's cores with the server.
 //
 // Usage: node bench/load.js [--write-baseline]
+//   BENCH_LOAD_DATA_DIR=<dir>  keeps the ingested data directory there and reuses it on the next
+//                     run (ingestion takes a while; the chat figures do not depend on it).
 //   --write-baseline  stores the figures in bench/load-baseline.json (the "before" of issue 18's
 //                     change); later runs print them beside the current figures.
 'use strict';
@@ -93,29 +95,45 @@ async function measure(baseUrl, key, connections) {
   };
 }
 
+/** Ingests the variants; returns what the report says of them. */
+async function ingestAll(baseUrl, key, pages, dataDir) {
+  const db = new Database(path.join(dataDir, 'kbqa.sqlite'), { readonly: true });
+  const countChunks = () => db.prepare('SELECT count(*) AS n FROM chunks').get().n;
+  const t0 = process.hrtime.bigint();
+  // The first variant tells how many chunks one copy makes; the rest are queued together.
+  await waitForTask(baseUrl, await ingestVariant(baseUrl, key, pages, 1), 20);
+  const perCopy = countChunks();
+  const copies = Math.max(1, Math.round(CHUNKS_WANTED / perCopy));
+  const ids = [];
+  for (let v = 2; v <= copies; v++) ids.push(await ingestVariant(baseUrl, key, pages, v));
+  for (const id of ids) await waitForTask(baseUrl, id, 20);
+  const ingestSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const chunks = countChunks();
+  db.close();
+  return { key, perCopy, copies, ingestSeconds, chunks };
+}
+
 async function main() {
   const pages = corpusPages();
-  const dataDir = tempDir('kbqa-bench-load-');
+  const keep = process.env.BENCH_LOAD_DATA_DIR ? path.resolve(process.env.BENCH_LOAD_DATA_DIR) : undefined;
+  const dataDir = keep ?? tempDir('kbqa-bench-load-');
   const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_EMBED_MODEL: 'none' };
-  const project = cli(['projects', 'create', 'load'], env);
-  const key = cli(['keys', 'create', '--project', String(project.id), '--kind', 'server'], env).key;
+  const stateFile = path.join(dataDir, 'bench-load.json');
+  const kept = keep && existsSync(stateFile) ? JSON.parse(readFileSync(stateFile, 'utf8')) : undefined;
+  let key = kept?.key;
+  if (!kept) {
+    const project = cli(['projects', 'create', 'load'], env);
+    key = cli(['keys', 'create', '--project', String(project.id), '--kind', 'server'], env).key;
+  }
   // startServer switches the chat, anon chat and ingest rate limits off (0).
   const server = await startServer(env);
   try {
-    const db = new Database(path.join(dataDir, 'kbqa.sqlite'), { readonly: true });
-    const countChunks = () => db.prepare('SELECT count(*) AS n FROM chunks').get().n;
-    const t0 = process.hrtime.bigint();
-    // The first variant tells how many chunks one copy makes; the rest are queued together.
-    await waitForTask(server.baseUrl, await ingestVariant(server.baseUrl, key, pages, 1), 20);
-    const perCopy = countChunks();
-    const copies = Math.max(1, Math.round(CHUNKS_WANTED / perCopy));
-    const ids = [];
-    for (let v = 2; v <= copies; v++) ids.push(await ingestVariant(server.baseUrl, key, pages, v));
-    for (const id of ids) await waitForTask(server.baseUrl, id, 20);
-    const ingestSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
-    const chunks = countChunks();
-    db.close();
-    console.error(`ingested ${copies} copies, ${chunks} chunks in ${ingestSeconds.toFixed(1)} s`);
+    const built = kept ?? (await ingestAll(server.baseUrl, key, pages, dataDir));
+    if (keep && !kept) writeFileSync(stateFile, JSON.stringify(built));
+    const { perCopy, copies, ingestSeconds, chunks } = built;
+    console.error(
+      `${kept ? 'reused' : 'ingested'} ${copies} copies, ${chunks} chunks (ingestion ${ingestSeconds.toFixed(1)} s)`,
+    );
 
     // A sanity check that the questions get answers from the corpus, not errors.
     const probe = await post(server.baseUrl, '/v1/serviceChat', {
@@ -170,7 +188,7 @@ async function main() {
     console.log(out.join('\n'));
   } finally {
     await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -16,6 +16,7 @@ import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
 import { McpModule } from './mcp/mcp.module';
 import { ProjectsModule } from './projects/projects.module';
+import { ReadPoolModule } from './retrieval/read-pool.module';
 import { RetrievalModule } from './retrieval/retrieval.module';
 import { SourcesController } from './sources/sources.controller';
 
@@ -28,6 +29,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
+        ReadPoolModule,
         RateLimitModule,
         AnswerModule,
         ProjectsModule,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import { Queue } from 'bullmq';
+import { MIGRATIONS } from '@kbqa/store-postgres';
 import { Client } from 'pg';
 import request from 'supertest';
 import { redisConnection } from '../src/ingestion/bullmq.queue';
@@ -109,10 +110,7 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
     const migrations = await t.query<{ id: number; name: string }>(
       'SELECT id, name FROM kbqa_migrations ORDER BY id',
     );
-    expect(migrations).toEqual([
-      { id: 1, name: 'chunk-store' },
-      { id: 2, name: 'records' },
-    ]);
+    expect(migrations).toEqual(MIGRATIONS.map((m) => ({ id: m.id, name: m.name })));
   });
 
   it('walks the main flow: project, key, ingestion, chat, a continued conversation, rating, export', async () => {

@@ -161,11 +161,31 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
 
   async *generate(request: AnswerRequest): AsyncGenerator<string, void, undefined> {
     throwIfAborted(request.signal);
-    const pieces = this.compose(request.question, request.sources, request.context).flatMap(streamPieces);
+    yield* this.stream(
+      await this.answerPieces(request.question, request.sources, request.context),
+      request.signal,
+    );
+  }
+
+  /**
+   * The pieces {@link generate} streams. A subclass may compute them elsewhere (a worker thread
+   * of @kbqa/read-pool) with {@link composePieces}: composing is CPU work that would hold up
+   * the event loop.
+   */
+  protected answerPieces(question: string, sources: AnswerSource[], context?: string): Promise<string[]> {
+    return Promise.resolve(this.composePieces(question, sources, context));
+  }
+
+  /** {@link compose}'s answer cut into the pieces that are streamed. */
+  composePieces(question: string, sources: AnswerSource[], context?: string): string[] {
+    return this.compose(question, sources, context).flatMap(streamPieces);
+  }
+
+  private async *stream(pieces: string[], signal: AbortSignal): AsyncGenerator<string, void, undefined> {
     for (const [index, piece] of pieces.entries()) {
       // A macrotask between pieces lets a client disconnect be noticed mid-answer.
       if (index > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      throwIfAborted(request.signal);
+      throwIfAborted(signal);
       yield piece;
     }
   }

@@ -431,6 +431,41 @@ describe('lexical search scoped by project inside the index', () => {
     expect(index.listSources(a).map((s) => s.id)).toContain(hits[0]!.sourceId);
     expect(await index.search({ projectId: b, text: `p${a} p${b}`, topK: 10, mode: 'lexical' })).toEqual([]);
   });
+
+  it('stops leaving out the project term as soon as a second project has a chunk', async () => {
+    const db = rawDatabase(ds);
+    const index = new SqliteChunkIndex(db);
+    db.prepare('DELETE FROM chunks_fts').run();
+    db.prepare('DELETE FROM chunks').run();
+    const [a, b] = ['c', 'd'].map((name) =>
+      Number(
+        db.prepare("INSERT INTO projects (name, created_at) VALUES (?, '2026-01-01')").run(name)
+          .lastInsertRowid,
+      ),
+    ) as [number, number];
+    const put = (projectId: number, text: string) =>
+      index.replaceSource({
+        projectId,
+        source: 'only',
+        kind: 'documents',
+        documents: [{ document: doc('only'), chunks: [draft(text, 0, ['Hooks'])] }],
+      });
+    put(a, 'Hooks run in order, plugins load first.');
+    const alone = await index.search({ projectId: a, text: 'hooks plugins', topK: 10, mode: 'lexical' });
+    expect(alone).toHaveLength(1);
+    // The same store object, right after: no cached answer of the project check may survive.
+    put(b, 'Hooks of another project, with plugins too.');
+    const hits = await index.search({ projectId: a, text: 'hooks plugins', topK: 10, mode: 'lexical' });
+    expect(hits.map((h) => h.chunkId)).toEqual(alone.map((h) => h.chunkId));
+    const context = await index.search({
+      projectId: a,
+      text: 'hooks',
+      context: 'plugins',
+      topK: 10,
+      mode: 'lexical',
+    });
+    expect(context.map((h) => h.chunkId)).toEqual(alone.map((h) => h.chunkId));
+  });
 });
 
 describe('full-text segment merging', () => {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { DataSource } from 'typeorm';
 import { ENTITIES } from './entities';
@@ -82,4 +82,18 @@ async function migrateUnderWriteLock(dataSource: DataSource): Promise<void> {
 /** The better-sqlite3 handle under a data source, for prepared statements on hot paths. */
 export function rawDatabase(dataSource: DataSource): BetterSqlite3.Database {
   return (dataSource.driver as unknown as { databaseConnection: BetterSqlite3.Database }).databaseConnection;
+}
+
+/**
+ * A read-only better-sqlite3 connection to a database another connection opened (and migrated)
+ * with {@link openDataSource}: WAL lets it read while that connection writes, so search can run
+ * on other threads or processes. sqlite-vec is loaded for dense and hybrid search.
+ */
+export function openReadConnection(options: SqliteStoreOptions): BetterSqlite3.Database {
+  const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+  const db = new BetterSqlite3(options.file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  sqliteVec.load(db);
+  db.pragma('cache_size = -65536');
+  db.pragma('temp_store = MEMORY');
+  return db;
 }

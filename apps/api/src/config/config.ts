@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KbqaError } from '@kbqa/core';
 import { DEFAULT_EMBED_MODEL } from '@kbqa/embedder';
@@ -47,6 +48,11 @@ export interface AppConfig {
   trustProxy: boolean;
   /** In-process queue: tasks run at once (SQLite has one writer, so more rarely helps). */
   queueConcurrency: number;
+  /**
+   * Worker threads that run search and extractive answers on their own read-only connections
+   * (KBQA_READ_WORKERS, default the number of cores); 0 runs them on the event loop.
+   */
+  readWorkers: number;
   /**
    * BullMQ: how long a worker's hold on a running task lasts without renewal, and how often
    * workers look for tasks whose holder died (a SIGKILLed worker's task runs again after about
@@ -187,6 +193,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
     runWorkers: bool(env, 'KBQA_WORKER', true),
     queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
+    readWorkers: int(env, 'KBQA_READ_WORKERS', availableParallelism(), 0, 64),
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
     queueStallMs: int(env, 'KBQA_QUEUE_STALL_MS', 30_000, 1_000, 3_600_000),

@@ -1,6 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { ChunkStore, MetadataCondition, SearchHit } from '@kbqa/core';
+import type { ReadPool } from '@kbqa/read-pool';
 import { CHUNK_STORE } from '../database/database.module';
+import { READ_POOL } from './read-pool.module';
 import { EmbeddingService } from './embedding.service';
 import { rerankHits } from './rerank';
 
@@ -17,7 +19,8 @@ export interface RetrieveRequest {
 
 /**
  * Finds the passages for a question: hybrid when a model is ready, lexical otherwise; with a
- * reranker ready, its order of the first candidates when it answers within its budget.
+ * reranker ready, its order of the first candidates when it answers within its budget. The search
+ * runs on the read pool when there is one (the query is embedded here, its vector sent along).
  */
 @Injectable()
 export class RetrievalService {
@@ -27,13 +30,14 @@ export class RetrievalService {
   constructor(
     @Inject(CHUNK_STORE) private readonly store: ChunkStore,
     private readonly embedding: EmbeddingService,
+    @Optional() @Inject(READ_POOL) private readonly pool: ReadPool | null = null,
   ) {}
 
   async retrieve(request: RetrieveRequest): Promise<SearchHit[]> {
     if (request.threshold >= 1) return [];
     const vector = await this.embedding.embedQuery(request.question);
     const rerank = this.embedding.reranking();
-    let hits = await this.store.search({
+    let hits = await (this.pool ?? this.store).search({
       projectId: request.projectId,
       text: request.question,
       context: request.context,

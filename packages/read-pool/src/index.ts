@@ -1,0 +1,1 @@
+export { ReadPool, PooledExtractiveAnswerGenerator, type ReadPoolOptions } from './read-pool';

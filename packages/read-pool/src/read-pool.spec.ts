@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExtractiveAnswerGenerator } from '@kbqa/answer';
+import { type ChunkDraft, type SearchQuery, sha256Hex } from '@kbqa/core';
+import { readDocsCorpusFile } from '@kbqa/core/testing';
+import { openDataSource, rawDatabase, SqliteChunkIndex } from '@kbqa/store-sqlite';
+import { ReadPool } from './read-pool';
+
+const PAGES = ['reference/hooks.md', 'reference/decorators.md', 'reference/logging.md', 'guides/testing.md'];
+
+/** A page as paragraphs, one chunk each: enough text for ranking and answers to mean something. */
+function chunks(page: string): ChunkDraft[] {
+  return readDocsCorpusFile(page)
+    .split(/\n\s*\n/)
+    .filter((p) => p.trim().length > 40)
+    .map((content, ordinal) => ({
+      ordinal,
+      content,
+      headingPath: [page],
+      title: page,
+      link: `https://docs.example/${page}#${ordinal}`,
+      kind: 'content',
+      contentHash: sha256Hex(content),
+    }));
+}
+
+describe(ReadPool.name, () => {
+  let dir: string;
+  let ds: Awaited<ReturnType<typeof openDataSource>>;
+  let index: SqliteChunkIndex;
+  let pool: ReadPool | undefined;
+
+  const query = (text: string): SearchQuery => ({
+    projectId: 1,
+    text,
+    topK: 5,
+    filters: [],
+    mode: 'lexical',
+  });
+  const put = (source: string, drafts: ChunkDraft[]) =>
+    index.replaceSource({
+      projectId: 1,
+      source,
+      kind: 'documents',
+      documents: [{ document: { source, content: 'x' }, chunks: drafts }],
+    });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kbqa-read-pool-'));
+    ds = await openDataSource({ file: join(dir, 'kbqa.sqlite') });
+    index = new SqliteChunkIndex(rawDatabase(ds));
+    rawDatabase(ds).prepare("INSERT INTO projects (name, created_at) VALUES ('p', 'now')").run();
+    for (const page of PAGES) put(page, chunks(page));
+  });
+  afterEach(async () => {
+    await pool?.close();
+    pool = undefined;
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('finds the same hits, in the same order and with the same scores, as the store in process', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
+    const questions = [
+      'How do I add a hook?',
+      'What does decorate do?',
+      'how to change the log level',
+      'inject',
+    ];
+    for (const q of questions) {
+      const own = await index.search(query(q));
+      expect(own.length).toBeGreaterThan(0);
+      expect(await pool.search(query(q))).toEqual(own);
+    }
+  });
+
+  it('composes the same answer pieces as the extractive generator in process', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
+    const q = 'How do I add a hook?';
+    const sources = (await index.search(query(q))).map((h, i) => ({ ...h, n: i + 1 }));
+    const pieces = await pool.compose(q, sources);
+    expect(pieces.join('')).toMatch(/Hooks .*\[\d\]/);
+    expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
+  });
+
+  it('sees a write committed by the service connection on its next search', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
+    expect(await pool.search(query('zanzibarite'))).toEqual([]);
+    const text = 'Zanzibarite is the mineral the kbqa tests write after the pool opened.';
+    put('late.md', [{ ...chunks(PAGES[0]!)[0]!, content: text, contentHash: sha256Hex(text) }]);
+    // Both workers: the next two requests go to different ones.
+    const [a, b] = await Promise.all([pool.search(query('zanzibarite')), pool.search(query('zanzibarite'))]);
+    expect(a.map((h) => h.content)).toEqual([text]);
+    expect(b.map((h) => h.content)).toEqual([text]);
+  });
+
+  it('sends a store error back as the same KbqaError', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
+    // A dense query without a vector is refused by the store itself.
+    const own: unknown = await index.search({ ...query('hooks'), mode: 'dense' }).catch((e: unknown) => e);
+    expect(own).toMatchObject({ name: 'KbqaError' });
+    const { code, message } = own as { code: string; message: string };
+    await expect(pool.search({ ...query('hooks'), mode: 'dense' })).rejects.toMatchObject({
+      name: 'KbqaError',
+      code,
+      message,
+    });
+  });
+
+  it('ends its workers on close, and refuses requests after', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
+    expect(pool.size).toBe(2);
+    const inFlight = pool.search(query('hooks'));
+    await pool.close();
+    expect(pool.size).toBe(0);
+    await inFlight.catch(() => undefined);
+    await expect(pool.search(query('hooks'))).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('refuses to start on a missing database file', async () => {
+    await expect(ReadPool.start({ file: join(dir, 'missing.sqlite'), workers: 1 })).rejects.toThrow();
+  });
+});

@@ -1,0 +1,51 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ExtractiveAnswerGenerator } from '@kbqa/answer';
+import { KbqaError } from '@kbqa/core';
+import { openReadConnection, SqliteChunkIndex } from '@kbqa/store-sqlite';
+import type { CloseMessage, ReadReply, ReadRequest, ReadWorkerData } from './protocol';
+
+/**
+ * One read worker: its own read-only connection (WAL: it reads while the service's connection
+ * writes, and sees each write once committed), a chunk index on it, and an extractive generator.
+ * Requests are answered one at a time, in order; the pool spreads them over the workers.
+ */
+function main(): void {
+  const port = parentPort;
+  if (!port) throw new Error('read-worker runs as a worker thread');
+  const data = workerData as ReadWorkerData;
+  const send = (reply: ReadReply): void => port.postMessage(reply);
+  let db: ReturnType<typeof openReadConnection>;
+  let index: SqliteChunkIndex;
+  try {
+    db = openReadConnection({ file: data.file, busyTimeoutMs: data.busyTimeoutMs });
+    index = new SqliteChunkIndex(db);
+  } catch (e) {
+    send({ type: 'error', error: KbqaError.from(e).toJSON() });
+    return;
+  }
+  const generator = new ExtractiveAnswerGenerator(data.extractive);
+  port.on('message', (message: ReadRequest | CloseMessage) => {
+    if (message.op === 'close') {
+      db.close();
+      port.close();
+      return;
+    }
+    // The store's search is synchronous on SQLite (its promise is already settled).
+    void handle(message).then(
+      (value) => send({ type: 'result', id: message.id, value }),
+      (e: unknown) => send({ type: 'error', id: message.id, error: KbqaError.from(e).toJSON() }),
+    );
+  });
+  send({ type: 'ready' });
+
+  function handle(request: ReadRequest): Promise<unknown> {
+    switch (request.op) {
+      case 'search':
+        return index.search(request.query);
+      case 'compose':
+        return Promise.resolve(generator.composePieces(request.question, request.sources, request.context));
+    }
+  }
+}
+
+main();

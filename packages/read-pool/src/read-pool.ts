@@ -180,7 +180,11 @@ export class PooledExtractiveAnswerGenerator extends ExtractiveAnswerGenerator {
     super(options);
   }
 
-  protected override answerPieces(question: string, sources: AnswerSource[], context?: string): Promise<string[]> {
+  protected override answerPieces(
+    question: string,
+    sources: AnswerSource[],
+    context?: string,
+  ): Promise<string[]> {
     return this.pool.compose(question, sources, context);
   }
 }

@@ -1,6 +1,6 @@
 import { execFile, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +71,34 @@ async function createScratchDatabase(): Promise<{ url: string; drop: () => Promi
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
 }
+
+describe('kbqa store copy: bad input', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kbqa-copy-bad-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('needs --to with a PostgreSQL URL (exit 2, with the usage)', async () => {
+    const missing = await kbqa(['store', 'copy'], { KBQA_DATA_DIR: dataDir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/store copy needs --to <postgres:/);
+    expect(missing.stderr).toMatch(/store copy --to <postgres-url>/);
+    const wrong = await kbqa(['store', 'copy', '--to', 'mysql://root@127.0.0.1/kbqa'], {
+      KBQA_DATA_DIR: dataDir,
+    });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--to must be a PostgreSQL URL/);
+  });
+
+  it('refuses a data directory without a SQLite database, and creates none', async () => {
+    const res = await kbqa(['store', 'copy', '--to', 'postgres://postgres@127.0.0.1:1/none', '--json'], {
+      KBQA_DATA_DIR: dataDir,
+    });
+    expect(res.code).toBe(1);
+    expect(JSON.parse(res.stdout)).toEqual({
+      error: `no SQLite database at ${join(dataDir, 'kbqa.sqlite')}: set KBQA_DATA_DIR to the data directory of the deployment to copy`,
+    });
+    expect(existsSync(join(dataDir, 'kbqa.sqlite'))).toBe(false);
+  });
+});
 
 describeServer(
   'kbqa store copy --to postgres://… (SQLite deployment to the machine’s PostgreSQL, e2e)',

@@ -107,9 +107,11 @@ export async function copySqliteToPostgres(
   const batchSize = options.batchSize ?? BATCH_SIZE;
   const { vectorsAvailable } = await migrate(pool);
   const client = await pool.connect();
-  // One read transaction on SQLite: a snapshot, so a service still writing cannot tear the copy.
-  sqlite.prepare('BEGIN DEFERRED').run();
+  let reading = false;
   try {
+    // One read transaction on SQLite: a snapshot, so a service still writing cannot tear the copy.
+    sqlite.prepare('BEGIN DEFERRED').run();
+    reading = true;
     return await inTransaction(client, async () => {
       // Stored timestamps are UTC without an offset; the chunk store's timestamptz columns read them so.
       await client.query("SET LOCAL TimeZone = 'UTC'");
@@ -134,7 +136,7 @@ export async function copySqliteToPostgres(
       return { tables, vectors };
     });
   } finally {
-    sqlite.prepare('COMMIT').run();
+    if (reading) sqlite.prepare('COMMIT').run();
     client.release();
   }
 }

@@ -262,7 +262,8 @@ function freePort(): Promise<number> {
 /** PGlite with pgvector on a free port, in a child process (it loads WebAssembly with a dynamic import). */
 async function startPglite(): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const child = fork(PGLITE_SERVER, [String(port)], { stdio: 'inherit' });
+  // Several connections, for the API's pool; the socket server runs one transaction at a time.
+  const child = fork(PGLITE_SERVER, [String(port), '20'], { stdio: 'inherit' });
   await new Promise<void>((resolve, reject) => {
     child.once('message', () => resolve());
     child.once('exit', (code) => reject(new Error(`the PGlite server exited with ${code}`)));
@@ -288,16 +289,23 @@ describe('kbqa store copy --to a PostgreSQL with pgvector (PGlite): vectors of t
 
   it('copies the vectors as the SQLite file holds them, byte for byte, with their embedder', async () => {
     const modelDir = await makeTinyModel(join(root, 'models'));
-    const t = await startTestApp({ KBQA_EMBED_MODEL: modelDir, KBQA_OFFLINE: '1' }, { dataDir });
+    const model = { KBQA_EMBED_MODEL: modelDir, KBQA_OFFLINE: '1' };
+    const question = { question: 'Which variable sets the logging level?', shouldStream: false };
+    const t = await startTestApp(model, { dataDir });
+    let serverKey: string;
+    let topSource: string;
     try {
       expect(await t.app.get(EmbeddingService).settled()).toBe('hybrid');
       const p = await t.createProject('vectors');
+      serverKey = p.serverKey;
       const ingest = await t
         .post('/v1/ingestDocuments', { api_key: p.serverKey, documents: DOCS })
         .expect(200);
       expect((await t.waitForTask(Number(ingest.body.task_id), 60_000)).result).toMatchObject({
         success: true,
       });
+      topSource = (await t.post('/v1/serviceChat', { ...question, api_key: serverKey }).expect(200)).body
+        .sources[0].link as string;
     } finally {
       await t.close();
     }
@@ -342,6 +350,25 @@ describe('kbqa store copy --to a PostgreSQL with pgvector (PGlite): vectors of t
       expect(pending[0]!.n).toBe(0);
     } finally {
       await client.end();
+    }
+
+    // The service on the copy: hybrid at once (the recorded model is the configured one), nothing
+    // left to embed, the same top source for the same question.
+    const served = await startTestApp({ ...model, KBQA_DATABASE_URL: pglite.url });
+    try {
+      expect(await served.app.get(EmbeddingService).settled()).toBe('hybrid');
+      expect((await request(served.http).get('/health').expect(200)).body.retrieval).toBe('hybrid');
+      const chat = await served.post('/v1/serviceChat', { ...question, api_key: serverKey }).expect(200);
+      expect(chat.body.sources[0].link).toBe(topSource);
+      const [after] = await served.query<{ n: number; first: string }>(
+        `SELECT (SELECT count(*) FROM chunks WHERE embedded_with IS NULL) AS n,
+                (SELECT embedding::text FROM chunk_vectors ORDER BY chunk_id LIMIT 1) AS first`,
+      );
+      expect(Number(after!.n)).toBe(0);
+      const floats = Float32Array.from(after!.first.slice(1, -1).split(',').map(Number));
+      expect(Buffer.from(floats.buffer).equals(stored[0]!.embedding)).toBe(true);
+    } finally {
+      await served.close();
     }
 
     // The machine's server without pgvector (Debian 12's PostgreSQL 15): the copy says it is lexical-only there.

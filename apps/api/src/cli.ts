@@ -12,6 +12,7 @@ import { adminTokenCommand } from './cli-admin';
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
+import { storeCommand } from './cli-store';
 import { toolsCommand } from './cli-tools';
 import { intArg, UsageError } from './cli-args';
 import { IndexesService } from './indexes/indexes.service';
@@ -65,6 +66,10 @@ const usage = (
   models pull [id] [--rerank]               download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
+  store copy --to <postgres-url>            copy this data directory's SQLite deployment (projects, keys,
+                                            sources, chunks, conversations, vectors…) into an empty
+                                            PostgreSQL database, ids kept; then run with KBQA_DATABASE_URL
+                                            (docs/postgres.md)
   admin token                               new operator token for /admin/v1 (shown once; replaces
                                             the previous one; not with KBQA_ADMIN_TOKEN set)
 
@@ -133,6 +138,8 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
   }
   // Before the data-directory warning: this command writes one file and opens no database.
   if (group === 'admin' && action === 'token') return adminTokenCommand(config);
+  // Reads the directory's SQLite file, which must exist, whatever KBQA_DATABASE_URL says.
+  if (group === 'store') return storeCommand(config, action, flags);
   if (group !== 'models') warnIfNewDataDir(config);
   if (group === 'worker') {
     if (!config.redisUrl)

@@ -65,7 +65,7 @@ function netnsUnavailable() {
 
 module.exports = async function reportSkips() {
   const skipped = [];
-  // Read by postgres.e2e-spec (unset: the server is unreachable and the suite is skipped).
+  // Read by postgres.e2e-spec and store-copy.e2e-spec (unset: the server is unreachable and the suite is skipped).
   delete process.env.KBQA_TEST_POSTGRES_SERVER;
   const postgresError = await postgresUnreachable();
   if (postgresError === undefined) {
@@ -73,7 +73,7 @@ module.exports = async function reportSkips() {
   } else {
     skipped.push(
       `PostgreSQL at 127.0.0.1:5432 (user postgres) is unreachable (${postgresError}): the API-on-PostgreSQL ` +
-        'test (postgres.e2e-spec) is SKIPPED.',
+        'tests (postgres.e2e-spec, and the server case of store-copy.e2e-spec) are SKIPPED.',
     );
   }
   if (!process.env.REDIS_URL) {

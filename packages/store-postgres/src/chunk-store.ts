@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type {
+  Chunk,
   ChunkDraft,
   ChunkStore,
   IndexedSource,
@@ -541,23 +542,47 @@ async function insertChunks(
   documentId: number,
   chunks: ChunkDraft[],
 ): Promise<number[]> {
+  const ids = await writeChunkRows(
+    client,
+    chunks.map((c) => ({ ...c, projectId, sourceId, documentId })),
+    false,
+  );
+  return ids.sort((a, b) => a - b);
+}
+
+/**
+ * Inserts chunks that keep the ids another store gave them (`kbqa store copy`), with their
+ * tsvectors and postings computed as {@link PostgresChunkStore.replaceSources} computes them, in
+ * the caller's transaction. Their sources and documents must be there already; `embedded_with`
+ * stays empty until their vectors are written.
+ */
+export async function insertChunksWithIds(client: PoolClient, chunks: Chunk[]): Promise<void> {
+  await writeChunkRows(client, chunks, true);
+}
+
+async function writeChunkRows(
+  client: PoolClient,
+  chunks: Array<Omit<Chunk, 'id'> & { id?: number }>,
+  keepIds: boolean,
+): Promise<number[]> {
   if (chunks.length === 0) return [];
   const bodies = chunks.map((c) => splitProseAndCode(c.content));
   const { rows } = await client.query<{ id: number }>(
-    `INSERT INTO chunks (project_id, source_id, document_id, ordinal, kind, title, heading_path, link,
-       content, content_hash, doc_len, tsv)
-     SELECT $1, $2, $3, r.ordinal, r.kind, r.title, r.heading_path::jsonb, r.link, r.content, r.content_hash,
-       r.doc_len, ${TSV_SQL}
-     FROM unnest($4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::int[],
-       $12::text[], $13::text[], $14::text[], $15::text[])
-       WITH ORDINALITY AS r (ordinal, kind, title, heading_path, link, content, content_hash, doc_len,
-         t_title, t_headings, t_prose, t_code, i)
+    `INSERT INTO chunks (${keepIds ? 'id, ' : ''}project_id, source_id, document_id, ordinal, kind, title,
+       heading_path, link, content, content_hash, doc_len, tsv)
+     SELECT ${keepIds ? 'r.id, ' : ''}r.project_id, r.source_id, r.document_id, r.ordinal, r.kind, r.title,
+       r.heading_path::jsonb, r.link, r.content, r.content_hash, r.doc_len, ${TSV_SQL}
+     FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::text[],
+       $9::text[], $10::text[], $11::text[], $12::int[], $13::text[], $14::text[], $15::text[], $16::text[])
+       WITH ORDINALITY AS r (id, project_id, source_id, document_id, ordinal, kind, title, heading_path, link,
+         content, content_hash, doc_len, t_title, t_headings, t_prose, t_code, i)
      ORDER BY r.i
      RETURNING id`,
     [
-      projectId,
-      sourceId,
-      documentId,
+      chunks.map((c) => c.id ?? null),
+      chunks.map((c) => c.projectId),
+      chunks.map((c) => c.sourceId),
+      chunks.map((c) => c.documentId),
       chunks.map((c) => c.ordinal),
       chunks.map((c) => c.kind),
       chunks.map((c) => c.title),
@@ -572,7 +597,7 @@ async function insertChunks(
       bodies.map((b) => searchText(b.code)),
     ],
   );
-  const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+  const ids = rows.map((r) => r.id);
   await client.query(
     `INSERT INTO chunk_postings (project_id, lexeme, chunk_id, tf, doc_len)
      ${POSTINGS_SELECT} WHERE c.id = ANY($1::int[]) GROUP BY c.id, u.lexeme`,

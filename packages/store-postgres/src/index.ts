@@ -5,3 +5,4 @@ export * from './text-search';
 export * from './vector-store';
 export * from './pool';
 export * from './request-records';
+export * from './copy-sqlite';

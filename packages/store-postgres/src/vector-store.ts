@@ -355,6 +355,26 @@ interface PendingRow {
   content: string;
 }
 
+/**
+ * Binds an empty store to the embedder another store's vectors were made with and writes those
+ * vectors as they are (pgvector text), in the caller's transaction (`kbqa store copy`): nothing
+ * is recomputed, and the chunks are marked embedded with that embedder.
+ */
+export async function writeCopiedVectors(
+  db: Queryable,
+  meta: { embedderId: string; dimension: number },
+  rows: Array<{ chunkId: number; vector: string }>,
+): Promise<void> {
+  assertDimension(meta.dimension);
+  await db.query(
+    `INSERT INTO index_meta (key, value) VALUES ($1, $2), ($3, $4)
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    [META_ID, meta.embedderId, META_DIMENSION, String(meta.dimension)],
+  );
+  await createTable(db, meta.dimension);
+  await writeVectors(db, rows, meta.embedderId);
+}
+
 async function createTable(db: Queryable, dimension: number): Promise<void> {
   await db.query(
     `CREATE TABLE IF NOT EXISTS chunk_vectors (

@@ -9,7 +9,14 @@ const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
 
 async function main() {
   const db = await PGlite.create({ extensions: { vector } });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: Number(process.argv[2]) });
+  // A second argument allows that many connections (the socket server runs one transaction at a
+  // time across them), for a pooled client such as the API's; the default is one.
+  const server = new PGLiteSocketServer({
+    db,
+    host: '127.0.0.1',
+    port: Number(process.argv[2]),
+    maxConnections: Number(process.argv[3] ?? 1),
+  });
   await server.start();
   const stop = async () => {
     await server.stop();

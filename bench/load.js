@@ -14,12 +14,12 @@
 //   --write-baseline  stores the figures in bench/load-baseline.json (the "before" of issue 18's
 //                     change); later runs print them beside the current figures.
 'use strict';
-const { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const Database = require('better-sqlite3');
 const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
-const { requireSharedCorpus } = require('./shared-corpus');
+const { requireSharedCorpus, corpusPages } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./answers/questions.json').map((item) => item.q);
@@ -28,17 +28,6 @@ const SECONDS = Number(process.env.BENCH_LOAD_SECONDS || 15);
 const WARMUP_SECONDS = 3;
 const BASELINE_FILE = path.join(__dirname, 'load-baseline.json');
 const writeBaseline = process.argv.includes('--write-baseline');
-
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (!file.endsWith('.md')) continue;
-      pages.push({ id: `${folder}/${file}`, content: readFileSync(path.join(CORPUS, folder, file), 'utf8') });
-    }
-  }
-  return pages;
-}
 
 function variant(pages, v) {
   return pages.map((p) => ({
@@ -114,7 +103,7 @@ async function ingestAll(baseUrl, key, pages, dataDir) {
 }
 
 async function main() {
-  const pages = corpusPages();
+  const pages = corpusPages(CORPUS);
   const keep = process.env.BENCH_LOAD_DATA_DIR ? path.resolve(process.env.BENCH_LOAD_DATA_DIR) : undefined;
   const dataDir = keep ?? tempDir('kbqa-bench-load-');
   const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_EMBED_MODEL: 'none' };

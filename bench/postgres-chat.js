@@ -9,34 +9,20 @@
 // the machine's two cores with the servers and PostgreSQL.
 'use strict';
 const { randomBytes } = require('node:crypto');
-const { readdirSync, readFileSync, rmSync } = require('node:fs');
+const { rmSync } = require('node:fs');
 const path = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require(
   require.resolve('pg', { paths: [path.join(__dirname, '..', 'packages', 'store-postgres')] }),
 );
 const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
-const { requireSharedCorpus, SKIPPED } = require('./shared-corpus');
+const { requireSharedCorpus, corpusPages, SKIPPED } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./answers/questions.json').map((item) => item.q);
 const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const VARIANTS = Number(process.env.BENCH_PG_VARIANTS || 10);
 const SECONDS = Number(process.env.BENCH_PG_SECONDS || 15);
-
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (file.endsWith('.md'))
-        pages.push({
-          id: `${folder}/${file}`,
-          content: readFileSync(path.join(CORPUS, folder, file), 'utf8'),
-        });
-    }
-  }
-  return pages;
-}
 
 function load(baseUrl, key, connections, duration) {
   let next = 0;
@@ -99,7 +85,7 @@ async function main() {
       env(dirs[0]),
     ).key;
     servers.push(await startServer(env(dirs[0])));
-    const pages = corpusPages();
+    const pages = corpusPages(CORPUS);
     const t0 = process.hrtime.bigint();
     for (let v = 1; v <= VARIANTS; v++) {
       const res = await post(servers[0].baseUrl, '/v1/ingestDocuments', {

@@ -3,7 +3,7 @@
 // corpus calls requireSharedCorpus(): when it is missing it says so in one line on stderr and exits
 // with SKIPPED, which bench/run.js reports as a skipped benchmark.
 'use strict';
-const { existsSync } = require('node:fs');
+const { existsSync, readdirSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
 const SHARED_CORPUS = path.join(__dirname, '..', '..', 'shared', 'corpora', 'fastify-docs');
@@ -18,4 +18,16 @@ function requireSharedCorpus(dir = SHARED_CORPUS) {
   process.exit(SKIPPED);
 }
 
-module.exports = { SHARED_CORPUS, SKIPPED, requireSharedCorpus };
+/** The Guides and Reference pages of the corpus, in name order: `{ id: 'Guides/X.md', content }`. */
+function corpusPages(dir) {
+  const pages = [];
+  for (const folder of ['Guides', 'Reference']) {
+    for (const file of readdirSync(path.join(dir, folder)).sort()) {
+      if (file.endsWith('.md'))
+        pages.push({ id: `${folder}/${file}`, content: readFileSync(path.join(dir, folder, file), 'utf8') });
+    }
+  }
+  return pages;
+}
+
+module.exports = { SHARED_CORPUS, SKIPPED, requireSharedCorpus, corpusPages };

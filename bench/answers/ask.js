@@ -7,26 +7,12 @@
 //
 // Usage: node bench/answers/ask.js "What is a decorator?" "How do I enable logging? => and in dev?"
 'use strict';
-const { readdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
-const { requireSharedCorpus } = require('../shared-corpus');
+const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 
 const CORPUS = requireSharedCorpus();
-
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (file.endsWith('.md'))
-        pages.push({
-          id: `${folder}/${file}`,
-          content: readFileSync(path.join(CORPUS, folder, file), 'utf8'),
-        });
-    }
-  }
-  return pages;
-}
 
 async function main() {
   const questions = process.argv.slice(2);
@@ -39,7 +25,7 @@ async function main() {
   try {
     const res = await post(server.baseUrl, '/v1/ingestDocuments', {
       api_key: key,
-      documents: corpusPages().map((p) => ({ source: p.id, content: p.content })),
+      documents: corpusPages(CORPUS).map((p) => ({ source: p.id, content: p.content })),
     });
     await waitForTask(server.baseUrl, res.body.task_id, 20);
     const ask = async (question, history) => {

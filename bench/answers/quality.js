@@ -32,10 +32,10 @@
 //   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
 //                     a baseline column beside the current figures.
 'use strict';
-const { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { tempDir, cli, startServer, post, waitForTask, machine } = require('../lib');
-const { requireSharedCorpus } = require('../shared-corpus');
+const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 
 const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./questions.json');
@@ -55,17 +55,6 @@ const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0
 const { ANSWER_FLOOR } = require('../../packages/core/dist');
 const verbose = process.argv.includes('--verbose');
 const writeBaseline = process.argv.includes('--write-baseline');
-
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (!file.endsWith('.md')) continue;
-      pages.push({ id: `${folder}/${file}`, content: readFileSync(path.join(CORPUS, folder, file), 'utf8') });
-    }
-  }
-  return pages;
-}
 
 /** "Debian GNU/Linux 12 (bookworm)" from /etc/os-release, else the platform. */
 function osName() {
@@ -207,7 +196,7 @@ function relevanceFor(questions, replies) {
 
 async function main() {
   const base = existsSync(BASELINE_FILE) ? JSON.parse(readFileSync(BASELINE_FILE, 'utf8')) : undefined;
-  const pages = corpusPages();
+  const pages = corpusPages(CORPUS);
   const dataDir = tempDir('kbqa-bench-answers-');
   const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_EMBED_MODEL: 'none' };
   const project = cli(['projects', 'create', 'answers'], env);

@@ -9,12 +9,12 @@
 // adds rows for them (--models-dir <dir> keeps downloads between runs, default ./data/models;
 // --rerank-top and --rerank-budget-ms as KBQA_RERANK_TOP and KBQA_RERANK_BUDGET_MS).
 'use strict';
-const { readdirSync, readFileSync, rmSync } = require('node:fs');
+const { rmSync } = require('node:fs');
 const path = require('node:path');
 const MiniSearch = require('minisearch');
 const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
 const { makeTinyModel } = require('../../packages/embedder/dist/testing');
-const { requireSharedCorpus } = require('../shared-corpus');
+const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 
 const CORPUS = requireSharedCorpus();
 
@@ -47,17 +47,12 @@ function withJudgedPages(questions) {
   });
 }
 
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (!file.endsWith('.md')) continue;
-      const content = readFileSync(path.join(CORPUS, folder, file), 'utf8');
-      const title = (/^#\s+(.+)$/m.exec(content) || [, file])[1];
-      pages.push({ id: `${folder}/${file}`, title, content });
-    }
-  }
-  return pages;
+/** The corpus pages with their first heading as the title. */
+function corpusPagesWithTitles() {
+  return corpusPages(CORPUS).map((p) => ({
+    ...p,
+    title: (/^#\s+(.+)$/m.exec(p.content) || [, p.id.split('/')[1]])[1],
+  }));
 }
 
 /** hit@1, hit@5 and MRR@10 of ranked page lists against the expected pages of `questions`. */
@@ -139,7 +134,7 @@ async function runService(pages, extraEnv, expectRetrieval, options = {}) {
 }
 
 async function main() {
-  const pages = corpusPages();
+  const pages = corpusPagesWithTitles();
   const modelRoot = tempDir('kbqa-bench-quality-model-');
   try {
     const tinyModel = await makeTinyModel(modelRoot);

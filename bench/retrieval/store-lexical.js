@@ -6,14 +6,13 @@
 // serviceChat returns, after the answer step). Needs PostgreSQL (KBQA_BENCH_POSTGRES_URL, default
 // postgres://postgres@127.0.0.1:5432/test): it creates a scratch database there and drops it.
 'use strict';
-const { readdirSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 // pg is a dependency of the store package, not of the repository root.
 const { Client, Pool } = require(
   require.resolve('pg', { paths: [path.join(__dirname, '..', '..', 'packages', 'store-postgres')] }),
 );
-const { requireSharedCorpus, SKIPPED } = require('../shared-corpus');
+const { requireSharedCorpus, corpusPages, SKIPPED } = require('../shared-corpus');
 const { MarkdownChunker } = require('../../packages/chunker/dist');
 const { SqliteChunkIndex, openDataSource, rawDatabase } = require('../../packages/store-sqlite/dist');
 const { openPostgresChunkStore } = require('../../packages/store-postgres/dist');
@@ -22,17 +21,6 @@ const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./questions.json');
 const HOLDOUT = require('./questions-holdout.json');
 const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
-
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (!file.endsWith('.md')) continue;
-      pages.push({ id: `${folder}/${file}`, content: readFileSync(path.join(CORPUS, folder, file), 'utf8') });
-    }
-  }
-  return pages;
-}
 
 function score(questions, rankings) {
   let h1 = 0;
@@ -89,7 +77,7 @@ async function evaluate(store, projectId, pages) {
 }
 
 async function main() {
-  const pages = corpusPages();
+  const pages = corpusPages(CORPUS);
   const ds = await openDataSource({ file: ':memory:' });
   rawDatabase(ds).prepare("INSERT INTO projects (name, created_at) VALUES ('bench', 'now')").run();
   const sqlite = await evaluate(new SqliteChunkIndex(rawDatabase(ds)), 1, pages);

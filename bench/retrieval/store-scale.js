@@ -13,14 +13,14 @@
 //
 // Usage: node bench/retrieval/store-scale.js [--json]
 'use strict';
-const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { Client, Pool } = require(
   require.resolve('pg', { paths: [path.join(__dirname, '..', '..', 'packages', 'store-postgres')] }),
 );
-const { requireSharedCorpus, SKIPPED } = require('../shared-corpus');
+const { requireSharedCorpus, corpusPages, SKIPPED } = require('../shared-corpus');
 const { percentile } = require('../lib');
 const { MarkdownChunker } = require('../../packages/chunker/dist');
 const { SqliteChunkIndex, openDataSource, rawDatabase } = require('../../packages/store-sqlite/dist');
@@ -30,20 +30,6 @@ const CORPUS = requireSharedCorpus();
 const QUESTIONS = [...require('./questions.json'), ...require('./questions-holdout.json')].map((x) => x.q);
 const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const CHUNKS_WANTED = Number(process.env.BENCH_STORE_CHUNKS || 100000);
-
-function corpusPages() {
-  const pages = [];
-  for (const folder of ['Guides', 'Reference']) {
-    for (const file of readdirSync(path.join(CORPUS, folder)).sort()) {
-      if (file.endsWith('.md'))
-        pages.push({
-          id: `${folder}/${file}`,
-          content: readFileSync(path.join(CORPUS, folder, file), 'utf8'),
-        });
-    }
-  }
-  return pages;
-}
 
 /** replaceSources inputs of one variant of the corpus. */
 function variantInputs(pages, v, projectId) {
@@ -110,7 +96,7 @@ async function measure(label, store, projectId, pages, settle) {
 }
 
 async function main() {
-  const pages = corpusPages();
+  const pages = corpusPages(CORPUS);
   const dir = mkdtempSync(path.join(tmpdir(), 'kbqa-bench-scale-'));
   const name = `kbqa_bench_scale_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });

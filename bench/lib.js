@@ -127,7 +127,40 @@ function corpusVocabulary() {
   return [...counts].sort((a, b) => b[1] - a[1]).map((x) => x[0]);
 }
 
+/**
+ * One autocannon run of JSON serviceChat against `baseUrl`: every request takes the next of
+ * `questions` in rotation, across connections; 10 s timeout. Resolves with autocannon's result.
+ */
+function chatLoad(baseUrl, key, questions, connections, duration) {
+  // Required here, not at the top: only the load benchmarks use it.
+  const autocannon = require('autocannon');
+  let next = 0;
+  return autocannon({
+    url: baseUrl + '/v1/serviceChat',
+    connections,
+    duration,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/serviceChat',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            api_key: key,
+            question: questions[next++ % questions.length],
+            history: [],
+            shouldStream: false,
+          }),
+        }),
+      },
+    ],
+  });
+}
+
 module.exports = {
+  chatLoad,
   ROOT,
   DIST,
   tempDir,

@@ -9,40 +9,13 @@
 'use strict';
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
-const autocannon = require('autocannon');
-const { startServer } = require('./lib');
+const { startServer, chatLoad } = require('./lib');
 
 const DIR = process.env.BENCH_LOAD_DATA_DIR;
 if (!DIR) throw new Error('set BENCH_LOAD_DATA_DIR to the directory bench/load.js kept');
 const { key, chunks } = JSON.parse(readFileSync(path.join(DIR, 'bench-load.json'), 'utf8'));
 const QUESTIONS = require('./answers/questions.json').map((item) => item.q);
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS || 10);
-
-function load(baseUrl, connections, duration) {
-  let next = 0;
-  return autocannon({
-    url: baseUrl + '/v1/serviceChat',
-    connections,
-    duration,
-    timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/v1/serviceChat',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({
-            api_key: key,
-            question: QUESTIONS[next++ % QUESTIONS.length],
-            history: [],
-            shouldStream: false,
-          }),
-        }),
-      },
-    ],
-  });
-}
 
 /** Milliseconds to the first SSE event (the sources), `n` streamed chats one after another: p50, p99. */
 async function firstEvent(baseUrl, n) {
@@ -69,8 +42,8 @@ async function firstEvent(baseUrl, n) {
 async function measure(urls, connections) {
   const per = Math.max(1, Math.floor(connections / urls.length));
   const targets = connections === 1 ? urls.slice(0, 1) : urls;
-  await Promise.all(targets.map((u) => load(u, per, 3)));
-  const runs = await Promise.all(targets.map((u) => load(u, per, SECONDS)));
+  await Promise.all(targets.map((u) => chatLoad(u, key, QUESTIONS, per, 3)));
+  const runs = await Promise.all(targets.map((u) => chatLoad(u, key, QUESTIONS, per, SECONDS)));
   return {
     chatsPerSec: Math.round(runs.reduce((s, r) => s + r['2xx'] / r.duration, 0)),
     p50: Math.max(...runs.map((r) => r.latency.p50)),

@@ -16,9 +16,8 @@
 'use strict';
 const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const Database = require('better-sqlite3');
-const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask, chatLoad } = require('./lib');
 const { requireSharedCorpus, corpusPages } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -42,36 +41,9 @@ async function ingestVariant(baseUrl, key, pages, v) {
   return res.body.task_id;
 }
 
-/** One autocannon run; every request takes the next question of the rotation, across connections. */
-function load(baseUrl, key, connections, duration) {
-  let next = 0;
-  return autocannon({
-    url: baseUrl + '/v1/serviceChat',
-    connections,
-    duration,
-    timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/v1/serviceChat',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({
-            api_key: key,
-            question: QUESTIONS[next++ % QUESTIONS.length],
-            history: [],
-            shouldStream: false,
-          }),
-        }),
-      },
-    ],
-  });
-}
-
 async function measure(baseUrl, key, connections) {
-  await load(baseUrl, key, connections, WARMUP_SECONDS);
-  const r = await load(baseUrl, key, connections, SECONDS);
+  await chatLoad(baseUrl, key, QUESTIONS, connections, WARMUP_SECONDS);
+  const r = await chatLoad(baseUrl, key, QUESTIONS, connections, SECONDS);
   return {
     connections,
     chatsPerSec: r['2xx'] / r.duration,

@@ -11,11 +11,10 @@
 const { randomBytes } = require('node:crypto');
 const { rmSync } = require('node:fs');
 const path = require('node:path');
-const autocannon = require('autocannon');
 const { Client } = require(
   require.resolve('pg', { paths: [path.join(__dirname, '..', 'packages', 'store-postgres')] }),
 );
-const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask, chatLoad } = require('./lib');
 const { requireSharedCorpus, corpusPages, SKIPPED } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -24,37 +23,11 @@ const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@1
 const VARIANTS = Number(process.env.BENCH_PG_VARIANTS || 10);
 const SECONDS = Number(process.env.BENCH_PG_SECONDS || 15);
 
-function load(baseUrl, key, connections, duration) {
-  let next = 0;
-  return autocannon({
-    url: baseUrl + '/v1/serviceChat',
-    connections,
-    duration,
-    timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: '/v1/serviceChat',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req) => ({
-          ...req,
-          body: JSON.stringify({
-            api_key: key,
-            question: QUESTIONS[next++ % QUESTIONS.length],
-            history: [],
-            shouldStream: false,
-          }),
-        }),
-      },
-    ],
-  });
-}
-
 /** 50 connections spread over the given servers at once; chats/s summed, latencies of the slowest. */
 async function measure(urls, key) {
   const each = Math.floor(50 / urls.length);
-  await Promise.all(urls.map((u) => load(u, key, each, 3)));
-  const runs = await Promise.all(urls.map((u) => load(u, key, each, SECONDS)));
+  await Promise.all(urls.map((u) => chatLoad(u, key, QUESTIONS, each, 3)));
+  const runs = await Promise.all(urls.map((u) => chatLoad(u, key, QUESTIONS, each, SECONDS)));
   return {
     chatsPerSec: runs.reduce((n, r) => n + r['2xx'] / r.duration, 0),
     p50: Math.max(...runs.map((r) => r.latency.p50)),

@@ -1,33 +1,29 @@
 import type { ChildProcess } from 'node:child_process';
-import { execFile, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
+import { Client } from 'pg';
 import { redisConnection } from '../src/ingestion/bullmq.queue';
 import { cli, postJson } from './process-helpers';
 import { createNetLab, type NetHost, type NetLab } from './netns';
+import { createScratchDatabase, postgresReachable, SERVER } from './postgres-scratch';
 
-const run = promisify(execFile);
 const DIST = join(__dirname, '..', 'dist');
 const REDIS_URL = process.env.REDIS_URL;
-const PG = { host: '127.0.0.1', port: 5432 };
 const PAGES = 24;
 
 /**
  * Why this test cannot run here, or undefined. It needs Redis (REDIS_URL), the machine's
- * PostgreSQL on 127.0.0.1:5432 (it makes its own database there, with psql) and root to make
+ * PostgreSQL on 127.0.0.1:5432 (it makes its own database there) and root to make
  * network namespaces. test/report-skips.js prints the same reasons; KBQA_REQUIRE_MULTI_HOST=1
  * (CI) turns a skip into a failure.
  */
 function skipReason(): string | undefined {
   if (!REDIS_URL) return 'REDIS_URL is not set';
-  // Set by test/report-skips.js when the server answers.
-  if (process.env.KBQA_TEST_POSTGRES_SERVER === undefined)
-    return `no PostgreSQL answers on ${PG.host}:${PG.port}`;
+  if (!postgresReachable) return `no PostgreSQL answers on ${SERVER.host}:${SERVER.port}`;
   if (process.getuid?.() !== 0) return 'network namespaces need root';
   const probe = `kbqaprobe${process.pid}`;
   try {
@@ -44,24 +40,16 @@ if (reason && process.env.KBQA_REQUIRE_MULTI_HOST === '1') {
   throw new Error(`KBQA_REQUIRE_MULTI_HOST=1 but the multi-host test cannot run: ${reason}`);
 }
 
-async function psql(database: string, sql: string): Promise<string> {
-  const { stdout } = await run('psql', [
-    '-X',
-    '-At',
-    '-v',
-    'ON_ERROR_STOP=1',
-    '-h',
-    PG.host,
-    '-p',
-    String(PG.port),
-    '-U',
-    'postgres',
-    '-d',
-    database,
-    '-c',
-    sql,
-  ]);
-  return stdout.trim();
+/** The first column of every row of a query on the scratch database, as text. */
+async function scalar(url: string, sql: string): Promise<string[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<Record<string, unknown>>(sql);
+    return rows.map((r) => String(Object.values(r)[0]));
+  } finally {
+    await client.end();
+  }
 }
 
 /** Resolves once the process prints `pattern`; rejects if it exits first. */
@@ -131,7 +119,7 @@ function startSite(
   'Several API and worker hosts on one Postgres and one Redis (e2e, network namespaces)',
   () => {
     jest.setTimeout(240_000);
-    const database = `kbqa_multihost_${process.pid}_${randomBytes(3).toString('hex')}`;
+    let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
     const queueName = `kbqa-multihost-${process.pid}-${Date.now()}`;
     const dataDirs: string[] = [];
     const seen: Array<{ from: string; path: string }> = [];
@@ -167,16 +155,16 @@ function startSite(
     };
 
     beforeAll(async () => {
-      await psql('postgres', `CREATE DATABASE ${database}`);
+      scratch = await createScratchDatabase('kbqa_multihost');
       lab = await createNetLab(['a', 'b', 'w1', 'w2']);
       const [a, b, w1, w2] = lab.hosts as [NetHost, NetHost, NetHost, NetHost];
       hosts = { a, b, w1, w2 };
-      const pgPort = await lab.forward(PG);
+      const pgPort = await lab.forward({ host: SERVER.host, port: SERVER.port });
       const redis = new URL(REDIS_URL!);
       const redisPort = await lab.forward({ host: redis.hostname, port: Number(redis.port || 6379) });
       site = await startSite(lab.gateway, seen);
       env = {
-        KBQA_DATABASE_URL: `postgres://postgres@${lab.gateway}:${pgPort}/${database}`,
+        KBQA_DATABASE_URL: `postgres://postgres@${lab.gateway}:${pgPort}/${scratch.name}`,
         REDIS_URL: `redis://${lab.gateway}:${redisPort}`,
         KBQA_QUEUE_NAME: queueName,
         KBQA_QUEUE_STALL_MS: '2000',
@@ -187,7 +175,7 @@ function startSite(
       // The first process migrates the empty database; the others start together on it.
       await startApi(a);
       await Promise.all([startApi(b), startWorker(w1), startWorker(w2)]);
-      const local = { KBQA_DATABASE_URL: `postgres://postgres@${PG.host}:${PG.port}/${database}` };
+      const local = { KBQA_DATABASE_URL: scratch.url };
       const project = JSON.parse(await cli(['projects', 'create', 'harbor', '--json'], local));
       key = JSON.parse(
         await cli(['keys', 'create', '--project', String(project.id), '--kind', 'server', '--json'], local),
@@ -202,7 +190,7 @@ function startSite(
         await queue.obliterate({ force: true }).catch(() => undefined);
         await queue.close();
       }
-      await psql('postgres', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+      await scratch?.drop().catch(() => undefined);
       for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
     });
 
@@ -245,14 +233,14 @@ function startSite(
       expect(seen.slice(killedAt).some((s) => s.from === survivor.ip)).toBe(true);
 
       // Nothing lost, nothing twice: every page once, with one set of chunks.
-      const links = (await psql(database, 'SELECT link FROM documents ORDER BY link')).split('\n');
+      const links = await scalar(scratch.url, 'SELECT link FROM documents ORDER BY link');
       const expected = [
         `${site.origin}/`,
         ...Array.from({ length: PAGES }, (_, i) => `${site.origin}/page-${i}`),
       ];
       expect(links.sort()).toEqual(expected.sort());
-      const twice = await psql(
-        database,
+      const [twice] = await scalar(
+        scratch.url,
         'SELECT count(*) FROM (SELECT document_id, ordinal FROM chunks GROUP BY 1, 2 HAVING count(*) > 1) d',
       );
       expect(twice).toBe('0');

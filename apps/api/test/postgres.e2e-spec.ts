@@ -1,21 +1,17 @@
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import { Queue } from 'bullmq';
 import { MIGRATIONS } from '@kbqa/store-postgres';
-import { Client } from 'pg';
 import request from 'supertest';
 import { redisConnection } from '../src/ingestion/bullmq.queue';
 import { startTestApp, type TestApp } from './helpers';
 import { postJson, startServer as startApiProcess, type ServerProcess } from './process-helpers';
+import { createScratchDatabase, postgresReachable } from './postgres-scratch';
 
-/** The machine's PostgreSQL (trust auth); the test only ever touches a database it creates. */
-const SERVER = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' };
-/** Set by test/report-skips.js (jest globalSetup), which prints why when it is not. */
-const describeServer = process.env.KBQA_TEST_POSTGRES_SERVER ? describe : describe.skip;
+const describeServer = postgresReachable ? describe : describe.skip;
 
 const TOKEN = 'test-operator-token-0123456789';
 
@@ -51,26 +47,6 @@ const PAGES: Record<string, string> = {
   '/routes': page('Routes', 'Declare a route with app.route and a path pattern. '.repeat(10), ['/']),
 };
 
-async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client(SERVER);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A database of its own, `kbqa_e2e_<pid>_<random>`, dropped with its connections at the end. */
-async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `kbqa_e2e_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  return {
-    url: `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${name}`,
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
-  };
-}
-
 describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
   let scratch: Awaited<ReturnType<typeof createScratchDatabase>>;
   let t: TestApp;
@@ -78,7 +54,7 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
   let site: TestServer;
 
   beforeAll(async () => {
-    scratch = await createScratchDatabase();
+    scratch = await createScratchDatabase('kbqa_e2e');
     // A two-page documentation site on 127.0.0.1 for ingestData (indexes, sync).
     site = await startServer((req, res) => {
       const page = PAGES[new URL(req.url ?? '/', 'http://x').pathname];
@@ -324,7 +300,7 @@ describeServerAndRedis(
     let worker: ReturnType<typeof spawn> | undefined;
 
     beforeAll(async () => {
-      scratch = await createScratchDatabase();
+      scratch = await createScratchDatabase('kbqa_e2e');
       dataDir = mkdtempSync(join(tmpdir(), 'kbqa-pg-worker-'));
     });
     afterAll(async () => {

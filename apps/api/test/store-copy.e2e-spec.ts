@@ -1,5 +1,4 @@
 import { execFile, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,11 +9,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { EmbeddingService } from '../src/retrieval/embedding.service';
 import { startTestApp, type TestApp } from './helpers';
+import { admin, createScratchDatabase, postgresReachable } from './postgres-scratch';
 
-/** The machine's PostgreSQL (trust auth); the test only ever touches databases it creates. */
-const SERVER = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'postgres' };
-/** Set by test/report-skips.js (jest globalSetup), which prints why when it is not. */
-const describeServer = process.env.KBQA_TEST_POSTGRES_SERVER ? describe : describe.skip;
+const describeServer = postgresReachable ? describe : describe.skip;
 
 const TOKEN = 'test-operator-token-0123456789';
 const CLI = join(__dirname, '..', 'dist', 'cli.js');
@@ -50,26 +47,6 @@ function kbqa(args: string[], env: Record<string, string>) {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
-}
-
-async function admin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client(SERVER);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A database of its own, `kbqa_copy_<pid>_<random>`, dropped with its connections at the end. */
-async function createScratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `kbqa_copy_${process.pid}_${randomBytes(4).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name}`));
-  return {
-    url: `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${name}`,
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
-  };
 }
 
 describe('kbqa store copy: bad input', () => {
@@ -109,7 +86,7 @@ describeServer(
     let t: TestApp | undefined;
 
     beforeAll(async () => {
-      scratch = await createScratchDatabase();
+      scratch = await createScratchDatabase('kbqa_copy');
     });
     afterAll(async () => {
       await t?.close();
@@ -373,7 +350,7 @@ describe('kbqa store copy --to a PostgreSQL with pgvector (PGlite): vectors of t
 
     // The machine's server without pgvector (Debian 12's PostgreSQL 15): the copy says it is lexical-only there.
     if (!process.env.KBQA_TEST_POSTGRES_SERVER) return;
-    const scratch = await createScratchDatabase();
+    const scratch = await createScratchDatabase('kbqa_copy');
     try {
       const lexical = await kbqa(['store', 'copy', '--to', scratch.url], { KBQA_DATA_DIR: dataDir });
       expect(lexical.code).toBe(0);

@@ -358,7 +358,9 @@ describe('Operator API: dashboard data (e2e)', () => {
       await rate(p, good.message_id, 1);
       await end(p, ids.good);
       // Both set here, in the stored form: SQLite's date arithmetic can be off by a millisecond.
-      const endedAt = Date.now() - 1000;
+      // Both on today's date whatever the hour, since the by-day checks count it as today's: in the
+      // first ten minutes after midnight (UTC) the ten minutes are those after midnight.
+      const endedAt = Math.max(Date.now() - 1000, Date.parse(`${today()}T00:00:00Z`) + 601_000);
       await t.query('UPDATE conversations SET created_at = ?, ended_at = ? WHERE id = ?', [
         timestampAt(endedAt - 600_000),
         timestampAt(endedAt),

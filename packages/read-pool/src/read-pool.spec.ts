@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import { ExtractiveAnswerGenerator } from '@kbqa/answer';
 import { type ChunkDraft, type SearchQuery, sha256Hex } from '@kbqa/core';
 import { readDocsCorpusFile } from '@kbqa/core/testing';
 import { openDataSource, rawDatabase, SqliteChunkIndex } from '@kbqa/store-sqlite';
-import { ReadPool } from './read-pool';
+import { PooledExtractiveAnswerGenerator, ReadPool } from './read-pool';
 
 const PAGES = ['reference/hooks.md', 'reference/decorators.md', 'reference/logging.md', 'guides/testing.md'];
 
@@ -116,6 +117,41 @@ describe(ReadPool.name, () => {
     expect(pool.size).toBe(0);
     await inFlight.catch(() => undefined);
     await expect(pool.search(query('hooks'))).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('replaces a worker that dies while the pool is open; searches go on', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
+    const workers = (pool as unknown as { workers: Array<{ thread: Worker; exited: Promise<void> }> })
+      .workers;
+    const dead = workers[0]!;
+    await dead.thread.terminate();
+    await dead.exited;
+    const deadline = Date.now() + 10_000;
+    while (pool.size < 2 || workers.includes(dead)) {
+      if (Date.now() > deadline) throw new Error(`no replacement: ${pool.size} workers`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const own = await index.search(query('hooks'));
+    const [a, b] = await Promise.all([pool.search(query('hooks')), pool.search(query('hooks'))]);
+    expect(a).toEqual(own);
+    expect(b).toEqual(own);
+  });
+
+  it('composes on the calling thread when the pool has no worker left', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
+    const generator = new PooledExtractiveAnswerGenerator(pool);
+    await pool.close();
+    const q = 'How do I add a hook?';
+    const sources = (await index.search(query(q))).map((h, i) => ({ ...h, n: i + 1 }));
+    const pieces: string[] = [];
+    for await (const piece of generator.generate({
+      question: q,
+      sources,
+      history: [],
+      signal: new AbortController().signal,
+    }))
+      pieces.push(piece);
+    expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
   });
 
   it('refuses to start on a missing database file', async () => {

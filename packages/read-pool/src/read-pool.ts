@@ -185,6 +185,9 @@ export class PooledExtractiveAnswerGenerator extends ExtractiveAnswerGenerator {
     sources: AnswerSource[],
     context?: string,
   ): Promise<string[]> {
+    // No worker left (the pool closed, or a dead worker's replacement could not start): this
+    // thread composes, slower under load but still answering.
+    if (this.pool.size === 0) return super.answerPieces(question, sources, context);
     return this.pool.compose(question, sources, context);
   }
 }

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import type { ChunkStore, Reranker, SearchHit, SearchQuery } from '@kbqa/core';
+import type { ReadPool } from '@kbqa/read-pool';
 import type { RerankSettings } from './rerank';
 import type { EmbeddingService } from './embedding.service';
 import { RetrievalService } from './retrieval.service';
@@ -57,6 +58,17 @@ describe(RetrievalService.name, () => {
       vector,
       filters: [{ key: 'lang', op: 'eq', value: 'en' }],
     });
+  });
+
+  it('searches through the read pool while it has workers, and on its own connection when none is left', async () => {
+    const { store, queries } = fakeStore([hit(1, 0.9)]);
+    const pooled = fakeStore([hit(2, 0.8)]);
+    const pool = { size: 2, search: pooled.store.search } as unknown as ReadPool;
+    const service = new RetrievalService(store, embedding(undefined), pool);
+    expect((await service.retrieve(request)).map((h) => h.chunkId)).toEqual([2]);
+    (pool as unknown as { size: number }).size = 0;
+    expect((await service.retrieve(request)).map((h) => h.chunkId)).toEqual([1]);
+    expect([queries.length, pooled.queries.length]).toEqual([1, 1]);
   });
 
   it('drops hits below the relevance threshold, and asks nothing at a threshold of 1', async () => {

@@ -37,7 +37,10 @@ export class RetrievalService {
     if (request.threshold >= 1) return [];
     const vector = await this.embedding.embedQuery(request.question);
     const rerank = this.embedding.reranking();
-    let hits = await (this.pool ?? this.store).search({
+    // Without a live read worker (every one died and none could be started again) the service's
+    // own connection searches: slower under load, but chat keeps answering.
+    const reader = this.pool && this.pool.size > 0 ? this.pool : this.store;
+    let hits = await reader.search({
       projectId: request.projectId,
       text: request.question,
       context: request.context,

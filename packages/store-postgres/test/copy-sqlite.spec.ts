@@ -215,6 +215,7 @@ describe(copySqliteToPostgres.name, () => {
     it('copies a deployment with vectors lexical-only when the server has no pgvector, saying so', async () => {
       const scratch = await createScratchDatabase();
       const pool = new Pool({ ...SERVER, database: scratch.name });
+      pool.on('error', () => undefined);
       const source = await sqliteDeployment(true);
       try {
         const result = await copySqliteToPostgres(rawDatabase(source.dataSource), pool);

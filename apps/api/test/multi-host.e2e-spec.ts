@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -7,7 +6,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { redisConnection } from '../src/ingestion/bullmq.queue';
-import { cli, postJson } from './process-helpers';
+import { cli, postJson, waitForOutput } from './process-helpers';
 import { createNetLab, type NetHost, type NetLab } from './netns';
 import { createScratchDatabase, postgresReachable, SERVER } from './postgres-scratch';
 
@@ -50,26 +49,6 @@ async function scalar(url: string, sql: string): Promise<string[]> {
   } finally {
     await client.end();
   }
-}
-
-/** Resolves once the process prints `pattern`; rejects if it exits first. */
-function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (d: Buffer): void => {
-      output += d.toString();
-      if (pattern.test(output)) {
-        child.stdout?.off('data', onData);
-        child.stderr?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code, signal) => reject(new Error(`${what} exited (${code ?? signal}): ${output}`)));
-  });
 }
 
 /** A documentation site of PAGES pages linked from `/`, each served after a delay, so a crawl takes a while. */

@@ -8,7 +8,12 @@ import { MIGRATIONS } from '@kbqa/store-postgres';
 import request from 'supertest';
 import { redisConnection } from '../src/ingestion/bullmq.queue';
 import { startTestApp, type TestApp } from './helpers';
-import { postJson, startServer as startApiProcess, type ServerProcess } from './process-helpers';
+import {
+  postJson,
+  startServer as startApiProcess,
+  type ServerProcess,
+  waitForOutput,
+} from './process-helpers';
 import { createScratchDatabase, postgresReachable } from './postgres-scratch';
 
 const describeServer = postgresReachable ? describe : describe.skip;
@@ -266,25 +271,6 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
   });
 });
 
-/** Resolves once `kbqa worker` says its workers run. */
-function workerReady(child: ReturnType<typeof spawn>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('ingestion worker running')) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`kbqa worker exited with ${code}: ${output}`)));
-  });
-}
-
 const REDIS_URL = process.env.REDIS_URL;
 // Printed by jest only when the PostgreSQL suite runs; report-skips.js names the BullMQ skips.
 const describeServerAndRedis = process.env.KBQA_TEST_POSTGRES_SERVER && REDIS_URL ? describe : describe.skip;
@@ -331,7 +317,7 @@ describeServerAndRedis(
         env: { ...process.env, ...env, KBQA_EMBED_MODEL: 'none', KBQA_QUEUE_CONCURRENCY: '2' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      await workerReady(worker);
+      await waitForOutput(worker, /ingestion worker running/, 'kbqa worker');
       const created = await kbqa(['projects', 'create', 'workers', '--json'], env);
       const projectId = JSON.parse(created.stdout).id as number;
       const key = JSON.parse(

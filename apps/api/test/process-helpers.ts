@@ -80,3 +80,23 @@ export async function postJson(
   }
   return { status: res.status, body: parsed };
 }
+
+/** Resolves once the process prints `pattern` (stdout or stderr); rejects if it exits first. */
+export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (d: Buffer): void => {
+      output += d.toString();
+      if (pattern.test(output)) {
+        child.stdout?.off('data', onData);
+        child.stderr?.off('data', onData);
+        child.stdout?.resume();
+        child.stderr?.resume();
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code, signal) => reject(new Error(`${what} exited (${code ?? signal}): ${output}`)));
+  });
+}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { redisConnection } from '../src/ingestion/bullmq.queue';
-import { cli, postJson, startServer, type ServerProcess } from './process-helpers';
+import { cli, postJson, startServer, type ServerProcess, waitForOutput } from './process-helpers';
 
 const REDIS_URL = process.env.REDIS_URL;
 if (!REDIS_URL) {
@@ -20,25 +20,6 @@ const batch = (n: number) =>
     source: `page${i}`,
     content: `# Page ${i}\n\nBatch ${n} says how hooks, decorators and plugins fit together on page ${i}.`,
   }));
-
-/** Resolves once `kbqa worker` says its workers run (so both processes take tasks). */
-function workerReady(child: ReturnType<typeof spawn>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('ingestion worker running')) {
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        child.stderr?.resume();
-        resolve();
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`kbqa worker exited with ${code}: ${output}`)));
-  });
-}
 
 describeWithRedis('An API process and a separate worker on one data directory (e2e, real processes)', () => {
   jest.setTimeout(180_000);
@@ -75,7 +56,7 @@ describeWithRedis('An API process and a separate worker on one data directory (e
       env: { ...process.env, ...env, KBQA_EMBED_MODEL: 'none', KBQA_QUEUE_CONCURRENCY: '2' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await workerReady(worker);
+    await waitForOutput(worker, /ingestion worker running/, 'kbqa worker');
 
     // Eight identical batches (same sources, so every task rewrites what the others wrote), taken
     // by both processes, while deleteSource calls remove those sources again from the API process.

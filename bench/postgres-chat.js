@@ -8,18 +8,14 @@
 // Workers run in the first process only (KBQA_WORKER=0 in the second). The load generator shares
 // the machine's two cores with the servers and PostgreSQL.
 'use strict';
-const { randomBytes } = require('node:crypto');
 const { rmSync } = require('node:fs');
 const path = require('node:path');
-const { Client } = require(
-  require.resolve('pg', { paths: [path.join(__dirname, '..', 'packages', 'store-postgres')] }),
-);
+const { pg, scratchDatabase } = require('./postgres');
 const { tempDir, cli, startServer, post, waitForTask, chatLoad } = require('./lib');
-const { requireSharedCorpus, corpusPages, SKIPPED } = require('./shared-corpus');
+const { requireSharedCorpus, corpusPages } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./answers/questions.json').map((item) => item.q);
-const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const VARIANTS = Number(process.env.BENCH_PG_VARIANTS || 10);
 const SECONDS = Number(process.env.BENCH_PG_SECONDS || 15);
 
@@ -37,19 +33,9 @@ async function measure(urls, key) {
 }
 
 async function main() {
-  const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await admin.connect();
-  } catch (e) {
-    process.stderr.write(`skipped: PostgreSQL at ${SERVER_URL} is unreachable (${e.message})\n`);
-    process.exit(SKIPPED);
-  }
-  const name = `kbqa_bench_chat_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
+  const scratch = await scratchDatabase('kbqa_bench_chat');
   const dirs = [tempDir('kbqa-bench-pg-a-'), tempDir('kbqa-bench-pg-b-')];
-  const env = (dir) => ({ KBQA_DATA_DIR: dir, KBQA_DATABASE_URL: url.toString(), REDIS_URL: '' });
+  const env = (dir) => ({ KBQA_DATA_DIR: dir, KBQA_DATABASE_URL: scratch.url, REDIS_URL: '' });
   const servers = [];
   try {
     const project = cli(['projects', 'create', 'pg-chat'], env(dirs[0]));
@@ -73,7 +59,7 @@ async function main() {
     const ingestSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const documents = VARIANTS * pages.length;
     // Statistics and the visibility map, as autovacuum leaves them shortly after a bulk load.
-    const db = new Client({ connectionString: url.toString() });
+    const db = new pg.Client({ connectionString: scratch.url });
     await db.connect();
     let rows;
     try {
@@ -114,8 +100,7 @@ async function main() {
     );
   } finally {
     for (const s of servers) await s.stop();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }

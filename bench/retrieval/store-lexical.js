@@ -7,12 +7,8 @@
 // postgres://postgres@127.0.0.1:5432/test): it creates a scratch database there and drops it.
 'use strict';
 const path = require('node:path');
-const { randomBytes } = require('node:crypto');
-// pg is a dependency of the store package, not of the repository root.
-const { Client, Pool } = require(
-  require.resolve('pg', { paths: [path.join(__dirname, '..', '..', 'packages', 'store-postgres')] }),
-);
-const { requireSharedCorpus, corpusPages, SKIPPED } = require('../shared-corpus');
+const { pg, scratchDatabase } = require('../postgres');
+const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 const { MarkdownChunker } = require('../../packages/chunker/dist');
 const { SqliteChunkIndex, openDataSource, rawDatabase } = require('../../packages/store-sqlite/dist');
 const { openPostgresChunkStore } = require('../../packages/store-postgres/dist');
@@ -20,7 +16,6 @@ const { openPostgresChunkStore } = require('../../packages/store-postgres/dist')
 const CORPUS = requireSharedCorpus();
 const QUESTIONS = require('./questions.json');
 const HOLDOUT = require('./questions-holdout.json');
-const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 function score(questions, rankings) {
   let h1 = 0;
@@ -83,18 +78,8 @@ async function main() {
   const sqlite = await evaluate(new SqliteChunkIndex(rawDatabase(ds)), 1, pages);
   await ds.destroy();
 
-  const name = `kbqa_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await admin.connect();
-  } catch (e) {
-    process.stderr.write(`skipped: PostgreSQL at ${SERVER_URL} is unreachable (${e.message})\n`);
-    process.exit(SKIPPED);
-  }
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  const pool = new Pool({ connectionString: url.toString(), max: 2 });
+  const scratch = await scratchDatabase('kbqa_bench');
+  const pool = new pg.Pool({ connectionString: scratch.url, max: 2 });
   // An idle client closed by the server must not end the process as an unhandled 'error' event.
   pool.on('error', () => undefined);
   let postgres;
@@ -105,8 +90,7 @@ async function main() {
     tsRank = await evaluate(await openPostgresChunkStore(pool, { ranking: 'ts_rank_cd' }), 2, pages);
   } finally {
     await pool.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await scratch.drop();
   }
 
   const f = (x) => x.toFixed(3);

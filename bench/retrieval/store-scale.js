@@ -16,11 +16,8 @@
 const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
-const { randomBytes } = require('node:crypto');
-const { Client, Pool } = require(
-  require.resolve('pg', { paths: [path.join(__dirname, '..', '..', 'packages', 'store-postgres')] }),
-);
-const { requireSharedCorpus, corpusPages, SKIPPED } = require('../shared-corpus');
+const { pg, scratchDatabase } = require('../postgres');
+const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 const { percentile } = require('../lib');
 const { MarkdownChunker } = require('../../packages/chunker/dist');
 const { SqliteChunkIndex, openDataSource, rawDatabase } = require('../../packages/store-sqlite/dist');
@@ -28,7 +25,6 @@ const { openPostgresChunkStore } = require('../../packages/store-postgres/dist')
 
 const CORPUS = requireSharedCorpus();
 const QUESTIONS = [...require('./questions.json'), ...require('./questions-holdout.json')].map((x) => x.q);
-const SERVER_URL = process.env.KBQA_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const CHUNKS_WANTED = Number(process.env.BENCH_STORE_CHUNKS || 100000);
 
 /** replaceSources inputs of one variant of the corpus. */
@@ -98,14 +94,7 @@ async function measure(label, store, projectId, pages, settle) {
 async function main() {
   const pages = corpusPages(CORPUS);
   const dir = mkdtempSync(path.join(tmpdir(), 'kbqa-bench-scale-'));
-  const name = `kbqa_bench_scale_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 5000 });
-  try {
-    await admin.connect();
-  } catch (e) {
-    process.stderr.write(`skipped: PostgreSQL at ${SERVER_URL} is unreachable (${e.message})\n`);
-    process.exit(SKIPPED);
-  }
+  const scratch = await scratchDatabase('kbqa_bench_scale');
   const results = [];
   let vectors = false;
   try {
@@ -114,10 +103,7 @@ async function main() {
     results.push(await measure('SQLite', new SqliteChunkIndex(rawDatabase(ds)), 1, pages));
     await ds.destroy();
 
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(SERVER_URL);
-    url.pathname = `/${name}`;
-    const pool = new Pool({ connectionString: url.toString(), max: 4 });
+    const pool = new pg.Pool({ connectionString: scratch.url, max: 4 });
     pool.on('error', () => undefined);
     try {
       const store = await openPostgresChunkStore(pool);
@@ -127,8 +113,7 @@ async function main() {
       await pool.end();
     }
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
+    await scratch.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 

@@ -18,6 +18,16 @@ import { matchTerms, prunedMatchExpression, queryStems, weightedCoverage } from 
 import { metadataWhereSql } from './metadata-filter';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
 import { SqliteVectorIndex } from './vector-index';
+import {
+  DEFAULT_TERM_CACHE_ENTRIES,
+  maxId,
+  ScoreAccumulator,
+  scoreOf,
+  TermScoreCache,
+  type TermScores,
+  termScores,
+  topIds,
+} from './term-scores';
 import { nowTimestamp, withUtcOffset } from './time';
 
 export type { IndexedDocument, ReplaceSourceInput, ReplaceSourceResult, SourceRecord } from '@kbqa/core';
@@ -61,14 +71,22 @@ const COVERAGE_BASE = 0.5;
 
 /** What a lexical search matches and how it weighs each query stem. */
 interface LexicalPlan {
-  /** MATCH expression of the question's own terms. */
-  main: string;
-  /** MATCH expression of the context terms the question does not have. */
-  context?: string;
+  /** The quoted terms of the question (matchTerms). */
+  mainTerms: string[];
+  /** The quoted terms of the context that the question does not have (none without context). */
+  contextTerms: string[];
   /** Relevance coverage weight per stem: idf (at least IDF_FLOOR), context stems scaled down. */
   weights: Map<string, number>;
   /** Ranking coverage weight per stem: 1, context stems scaled down. */
   shares: Map<string, number>;
+}
+
+export interface SqliteChunkIndexOptions {
+  /**
+   * Bound of the in-memory term score lists lexical search sums instead of having FTS5 score
+   * every matching row (see term-scores.ts), in chunk entries of 12 bytes; 0 turns them off.
+   */
+  termCacheEntries?: number;
 }
 
 /**
@@ -80,13 +98,19 @@ export class SqliteChunkIndex implements ChunkStore {
   /** The vectors of this database's chunks (embedder binding, pending chunks, kNN). */
   readonly vectors: SqliteVectorIndex;
   private readonly hybridDeps: HybridDeps;
+  private readonly termCache: TermScoreCache | undefined;
+  private readonly accumulator = new ScoreAccumulator();
+  private readonly contextAccumulator = new ScoreAccumulator();
 
   constructor(
     private readonly db: BetterSqlite3.Database,
     vectors?: SqliteVectorIndex,
+    options: SqliteChunkIndexOptions = {},
   ) {
     this.stmt = this.prepare();
     this.vectors = vectors ?? new SqliteVectorIndex(db);
+    const entries = options.termCacheEntries ?? DEFAULT_TERM_CACHE_ENTRIES;
+    this.termCache = entries > 0 ? new TermScoreCache(entries) : undefined;
     this.hybridDeps = {
       db,
       vectors: this.vectors,
@@ -152,6 +176,14 @@ export class SqliteChunkIndex implements ChunkStore {
         'SELECT count(*) AS n FROM chunks WHERE project_id = ?',
       ),
       countAllChunks: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunks'),
+      generation: db.prepare<[], { n: number }>('SELECT n FROM chunk_generation WHERE id = 1'),
+      termRows: db.prepare<[string], { id: number; score: number }>(
+        `SELECT rowid AS id, -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS score FROM chunks_fts WHERE chunks_fts MATCH ?`,
+      ),
+      hitRows: db.prepare<[string], HitRow>(
+        `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id
+         WHERE c.id IN (SELECT value FROM json_each(?))`,
+      ),
       // Two seeks in chunks_project (`<>` would scan it).
       otherProjectChunk: db.prepare<[number, number], { one: number }>(
         `SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM chunks WHERE project_id < ?)
@@ -378,24 +410,11 @@ export class SqliteChunkIndex implements ChunkStore {
     if (!plan) return [];
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata');
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
-    const rows = new Map<number, HitRow & { raw: number }>();
-    for (const r of this.rankedProjectRows(query.projectId, plan.main, filter, pool)) rows.set(r.id, r);
-    if (plan.context) {
-      // Passages holding both the question's and the topic's words, which the question's
-      // words alone may rank below the pool (a follow-up's "origin" is on many pages).
-      const both = `(${plan.main}) AND (${plan.context})`;
-      const extra = this.rankedRows(this.scoped(query.projectId, both), filter, pool).filter(
-        (r) => !rows.has(r.id),
-      );
-      const mainRaw = this.rawScores(
-        query.projectId,
-        plan.main,
-        extra.map((r) => r.id),
-      );
-      for (const r of extra) rows.set(r.id, { ...r, raw: mainRaw.get(r.id) ?? 0 });
-      const contextRaw = this.rawScores(query.projectId, plan.context, [...rows.keys()]);
-      for (const r of rows.values()) r.raw += CONTEXT_WEIGHT * (contextRaw.get(r.id) ?? 0);
-    }
+    // Metadata filters need the documents joined in SQL: FTS5 ranks those queries itself.
+    const rows =
+      this.termCache && !filter.sql
+        ? this.summedCandidates(query.projectId, plan, pool)
+        : this.ftsCandidates(query.projectId, plan, filter, pool);
     return [...rows.values()]
       .map((r) => {
         const headingPath = JSON.parse(r.heading_path) as string[];
@@ -411,6 +430,114 @@ export class SqliteChunkIndex implements ChunkStore {
   }
 
   /**
+   * The lexical candidates by FTS5's own ranking: the question's best `pool` rows and, with a
+   * context, the best `pool` rows holding both the question's and the context's words, each with
+   * its raw BM25 (the context's share added).
+   */
+  private ftsCandidates(
+    projectId: number,
+    plan: LexicalPlan,
+    filter: { sql: string; params: unknown[] },
+    pool: number,
+  ): Map<number, HitRow & { raw: number }> {
+    const rows = new Map<number, HitRow & { raw: number }>();
+    const main = this.matchExpression(plan.mainTerms);
+    for (const r of this.rankedProjectRows(projectId, main, filter, pool)) rows.set(r.id, r);
+    if (plan.contextTerms.length > 0) {
+      const context = this.matchExpression(plan.contextTerms);
+      // Passages holding both the question's and the topic's words, which the question's
+      // words alone may rank below the pool (a follow-up's "origin" is on many pages).
+      const both = `(${main}) AND (${context})`;
+      const extra = this.rankedRows(this.scoped(projectId, both), filter, pool).filter(
+        (r) => !rows.has(r.id),
+      );
+      const mainRaw = this.rawScores(
+        projectId,
+        main,
+        extra.map((r) => r.id),
+      );
+      for (const r of extra) rows.set(r.id, { ...r, raw: mainRaw.get(r.id) ?? 0 });
+      const contextRaw = this.rawScores(projectId, context, [...rows.keys()]);
+      for (const r of rows.values()) r.raw += CONTEXT_WEIGHT * (contextRaw.get(r.id) ?? 0);
+    }
+    return rows;
+  }
+
+  /**
+   * {@link ftsCandidates} from the terms' cached score lists, summed here: the same rows and raw
+   * scores as FTS5 gives for the unpruned expressions (see term-scores.ts), without FTS5 scoring
+   * every row that holds a common word. 60k chunks: a chat's search 13 -> 1 ms once its words'
+   * lists are kept (bench/load.js).
+   */
+  private summedCandidates(
+    projectId: number,
+    plan: LexicalPlan,
+    pool: number,
+  ): Map<number, HitRow & { raw: number }> {
+    const main = plan.mainTerms.map((t) => this.termList(projectId, t));
+    const context = plan.contextTerms.map((t) => this.termList(projectId, t));
+    const acc = this.accumulator;
+    acc.begin(maxId([...main, ...context]));
+    for (const list of main) acc.add(list);
+    const chosen = new Set(topIds(acc.touched, (id) => acc.get(id), pool));
+    let contextScore: (id: number) => number = () => 0;
+    if (context.length > 0) {
+      // FTS5's `(main) AND (context)`: rows holding both, scored main then context phrases.
+      const both = this.contextAccumulator;
+      both.begin(maxId([...main, ...context]));
+      for (const list of context) both.add(list);
+      const inBoth = both.touched.filter((id) => acc.has(id));
+      const contextOnly = new Map(inBoth.map((id) => [id, both.get(id)]));
+      // Bitwise FTS5's sum for the AND: the main sum, then each context phrase in order.
+      const andScore = (id: number): number => {
+        let s = acc.get(id);
+        for (const list of context) s += scoreOf([list], id) ?? 0;
+        return s;
+      };
+      for (const id of topIds(
+        inBoth.filter((id) => !chosen.has(id)),
+        andScore,
+        pool,
+      ))
+        chosen.add(id);
+      contextScore = (id) => contextOnly.get(id) ?? scoreOf(context, id) ?? 0;
+    }
+    const rows = new Map<number, HitRow & { raw: number }>();
+    if (chosen.size === 0) return rows;
+    for (const r of this.stmt.hitRows.all(JSON.stringify([...chosen]))) {
+      rows.set(r.id, { ...r, raw: acc.get(r.id) + CONTEXT_WEIGHT * contextScore(r.id) });
+    }
+    return rows;
+  }
+
+  /**
+   * BM25 of given chunks under the OR of `terms` (absent: no match): from the terms' score lists
+   * when they are kept, else by FTS5 ({@link rawScores}).
+   */
+  private termScoresOf(projectId: number, terms: string[], chunkIds: number[]): Map<number, number> {
+    if (!this.termCache) return this.rawScores(projectId, this.matchExpression(terms), chunkIds);
+    const lists = terms.map((t) => this.termList(projectId, t));
+    const out = new Map<number, number>();
+    for (const id of chunkIds) {
+      const score = scoreOf(lists, id);
+      if (score !== undefined) out.set(id, score);
+    }
+    return out;
+  }
+
+  /**
+   * One term's score list in a project (all of the index when it holds no other project), from
+   * the cache, which is emptied first if any chunk changed since it was filled. Call it inside
+   * {@link readSnapshot}.
+   */
+  private termList(projectId: number, term: string): TermScores {
+    const cache = this.termCache!;
+    cache.sync(this.stmt.generation.get()?.n ?? 0);
+    const match = this.scoped(projectId, term);
+    return cache.get(match, () => termScores(this.stmt.termRows.all(match)));
+  }
+
+  /**
    * The lexical relevance of given chunks (those a dense search found) as {@link searchLexical}
    * would score them, 0 for a chunk not matching the question, so hybrid fusion sees one scale.
    */
@@ -422,11 +549,12 @@ export class SqliteChunkIndex implements ChunkStore {
     const out = new Map<number, LexicalScore>();
     const plan = this.lexicalPlan(query);
     if (!plan || chunkIds.length === 0) return out;
-    const raw = this.rawScores(query.projectId, plan.main, chunkIds);
+    const raw = this.termScoresOf(query.projectId, plan.mainTerms, chunkIds);
     if (raw.size === 0) return out;
-    const contextRaw = plan.context
-      ? this.rawScores(query.projectId, plan.context, [...raw.keys()])
-      : undefined;
+    const contextRaw =
+      plan.contextTerms.length > 0
+        ? this.termScoresOf(query.projectId, plan.contextTerms, [...raw.keys()])
+        : undefined;
     const rows = this.db
       .prepare<[string], { id: number; title: string; heading_path: string; content: string }>(
         'SELECT id, title, heading_path, content FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
@@ -462,12 +590,7 @@ export class SqliteChunkIndex implements ChunkStore {
     const { weights, shares } = weighStems(stems, contextStems, this.idfs([...stems, ...contextStems]));
     const own = new Set(terms);
     const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
-    return {
-      main: this.matchExpression(terms),
-      context: contextTerms.length > 0 ? this.matchExpression(contextTerms) : undefined,
-      weights,
-      shares,
-    };
+    return { mainTerms: terms, contextTerms, weights, shares };
   }
 
   /** Up to `limit` chunk rows matching `match` (already project-scoped), best BM25 first. */

@@ -13,6 +13,7 @@ import { Tools1734000000000 } from './1734000000000-tools';
 import { MessageTools1734100000000 } from './1734100000000-message-tools';
 import { ToolSources1734200000000 } from './1734200000000-tool-sources';
 import { VectorChanges1734300000000 } from './1734300000000-vector-changes';
+import { ChunkGeneration1734400000000 } from './1734400000000-chunk-generation';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   MessageTools1734100000000,
   ToolSources1734200000000,
   VectorChanges1734300000000,
+  ChunkGeneration1734400000000,
 ];

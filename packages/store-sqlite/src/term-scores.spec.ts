@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sha256Hex, type ChunkDraft, type SearchQuery } from '@kbqa/core';
+import type { DataSource } from 'typeorm';
+import { SqliteChunkIndex } from './chunk-index';
+import { openDataSource, rawDatabase } from './data-source';
+import { ScoreAccumulator, scoreOf, TermScoreCache, termScores, topIds } from './term-scores';
+
+describe(topIds.name, () => {
+  it('keeps the best scores, best first, ties by smaller id', () => {
+    const scores = new Map([
+      [5, 1],
+      [3, 9],
+      [8, 4],
+      [1, 4],
+      [9, 0.5],
+      [2, 9],
+    ]);
+    expect(topIds([...scores.keys()], (id) => scores.get(id)!, 4)).toEqual([2, 3, 1, 8]);
+    expect(topIds([...scores.keys()], (id) => scores.get(id)!, 10)).toEqual([2, 3, 1, 8, 5, 9]);
+    expect(topIds([1, 2], () => 1, 0)).toEqual([]);
+  });
+
+  it('agrees with a full sort on many random scores', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 10;
+    const ids = Array.from({ length: 5000 }, (_, i) => i + 1);
+    const score = new Map(ids.map((id) => [id, Math.round(random() * 100) / 100]));
+    const sorted = [...ids].sort((a, b) => score.get(b)! - score.get(a)! || a - b);
+    expect(topIds(ids, (id) => score.get(id)!, 37)).toEqual(sorted.slice(0, 37));
+  });
+});
+
+describe(ScoreAccumulator.name, () => {
+  it('sums lists per id in list order and forgets the previous sum on begin', () => {
+    const acc = new ScoreAccumulator();
+    const a = termScores([
+      { id: 4, score: 0.1 },
+      { id: 2, score: 0.2 },
+    ]);
+    const b = termScores([
+      { id: 4, score: 0.7 },
+      { id: 9, score: 1 },
+    ]);
+    acc.begin(9);
+    acc.add(a);
+    acc.add(b);
+    expect(acc.touched).toEqual([2, 4, 9]);
+    expect(acc.get(4)).toBe(0.1 + 0.7);
+    expect(acc.get(3)).toBe(0);
+    acc.begin(9);
+    acc.add(b, true);
+    expect(acc.touched).toEqual([]);
+    expect(acc.has(4)).toBe(false);
+    expect(scoreOf([a, b], 4)).toBe(0.1 + 0.7);
+    expect(scoreOf([a, b], 5)).toBeUndefined();
+  });
+});
+
+describe(TermScoreCache.name, () => {
+  const list = (n: number) => termScores(Array.from({ length: n }, (_, i) => ({ id: i, score: 1 })));
+
+  it('drops the least recently used lists past its bound, and everything when the generation moves', () => {
+    const cache = new TermScoreCache(10);
+    let loads = 0;
+    const get = (key: string, n: number) =>
+      cache.get(key, () => {
+        loads += 1;
+        return list(n);
+      });
+    cache.sync(1);
+    get('a', 4);
+    get('b', 4);
+    get('a', 4); // a is now the most recently used
+    get('c', 4); // evicts b
+    expect(loads).toBe(3);
+    get('a', 4);
+    expect(loads).toBe(3);
+    get('b', 4);
+    expect(loads).toBe(4);
+    expect(cache.size).toBeLessThanOrEqual(10);
+    get('huge', 11); // larger than the bound: loaded, not kept
+    get('huge', 11);
+    expect(loads).toBe(6);
+    cache.sync(1);
+    get('a', 4);
+    expect(loads).toBe(6);
+    cache.sync(2);
+    get('a', 4);
+    expect(loads).toBe(7);
+  });
+});
+
+/** A small documentation-like corpus over a narrow vocabulary, so common words repeat. */
+function corpus(seed: number, chunks: number): ChunkDraft[][] {
+  const words = (
+    'plugin hook route reply request server schema decorate register handler logger error ' +
+    'timeout option listen port body parser content type validation serialize encapsulation ' +
+    'context instance lifecycle async await promise stream header cookie cors origin'
+  ).split(' ');
+  let s = seed;
+  const pick = () => words[(s = (s * 16807) % 2147483647) % words.length]!;
+  const sentence = (n: number) => Array.from({ length: n }, pick).join(' ');
+  const docs: ChunkDraft[][] = [];
+  for (let d = 0; d * 5 < chunks; d++) {
+    docs.push(
+      Array.from({ length: 5 }, (_, i) => {
+        const content = `${sentence(12)}.\n\n\`\`\`js\n${sentence(6)}\n\`\`\`\n${sentence(20)}.`;
+        return {
+          ordinal: i,
+          content,
+          headingPath: [sentence(2)],
+          title: sentence(2),
+          link: `https://docs.example/${d}#${i}`,
+          kind: 'content',
+          contentHash: sha256Hex(content),
+        };
+      }),
+    );
+  }
+  return docs;
+}
+
+describe('lexical search from kept term scores', () => {
+  let dir: string;
+  let ds: DataSource;
+  const projects: number[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'kbqa-term-scores-'));
+    ds = await openDataSource({ file: path.join(dir, 'kbqa.sqlite') });
+    const db = rawDatabase(ds);
+    const writer = new SqliteChunkIndex(db, undefined, { termCacheEntries: 0 });
+    for (const [p, seed] of [
+      [0, 11],
+      [1, 29],
+    ] as const) {
+      projects.push(
+        Number(
+          db.prepare("INSERT INTO projects (name, created_at) VALUES (?, 'now')").run(`p${p}`)
+            .lastInsertRowid,
+        ),
+      );
+      corpus(seed, 300).forEach((chunks, d) =>
+        writer.replaceSource({
+          projectId: projects[p]!,
+          source: `page-${d}`,
+          kind: 'documents',
+          documents: [{ document: { source: `page-${d}`, content: 'x' }, chunks }],
+        }),
+      );
+    }
+  });
+  afterAll(async () => {
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const queries: Array<Pick<SearchQuery, 'text' | 'context'>> = [
+    { text: 'How do I register a plugin?' },
+    { text: 'reply header cookie' },
+    { text: 'what is the request lifecycle of a route handler' },
+    { text: 'schema validation error' },
+    { text: 'and the timeout?', context: 'server listen port' },
+    { text: 'how do I restrict it to one origin', context: 'enable cors plugin' },
+    { text: 'stream', context: 'reply serialize' },
+    { text: 'async await promise hook', context: 'encapsulation context' },
+    { text: 'reply.send in a handler' },
+  ];
+
+  it('ranks and scores exactly as FTS5 does, in both projects, with and without context', async () => {
+    const db = rawDatabase(ds);
+    const kept = new SqliteChunkIndex(db);
+    const fts = new SqliteChunkIndex(db, undefined, { termCacheEntries: 0 });
+    let compared = 0;
+    for (const projectId of projects) {
+      for (const q of queries) {
+        for (const topK of [3, 10]) {
+          const query: SearchQuery = { projectId, ...q, topK, mode: 'lexical' };
+          const expected = await fts.search(query);
+          expect(expected.length).toBeGreaterThan(0);
+          // Twice: from lists loaded by this query, then from the cache.
+          expect(await kept.search(query)).toEqual(expected);
+          expect(await kept.search(query)).toEqual(expected);
+          const ids = expected.map((h) => h.chunkId).concat([1, 2, 3]);
+          expect(kept.lexicalScores(query, ids)).toEqual(fts.lexicalScores(query, ids));
+          compared += 1;
+        }
+      }
+    }
+    expect(compared).toBe(projects.length * queries.length * 2);
+  });
+
+  it('sees chunks another connection writes: the cache is emptied when the chunk table changes', async () => {
+    const kept = new SqliteChunkIndex(rawDatabase(ds));
+    const query: SearchQuery = { projectId: projects[0]!, text: 'cookie header', topK: 5, mode: 'lexical' };
+    const before = await kept.search(query);
+    const other = await openDataSource({ file: path.join(dir, 'kbqa.sqlite') });
+    try {
+      const writer = new SqliteChunkIndex(rawDatabase(other), undefined, { termCacheEntries: 0 });
+      const content = 'cookie header cookie header: the cookie header, set on the header of a cookie.';
+      writer.replaceSource({
+        projectId: projects[0]!,
+        source: 'cookies',
+        kind: 'documents',
+        documents: [
+          {
+            document: { source: 'cookies', content },
+            chunks: [
+              {
+                ordinal: 0,
+                content,
+                headingPath: ['Cookie header'],
+                title: 'Cookie header',
+                link: 'https://docs.example/cookies',
+                kind: 'content',
+                contentHash: sha256Hex(content),
+              },
+            ],
+          },
+        ],
+      });
+      const after = await kept.search(query);
+      expect(after[0]!.source).toBe('cookies');
+      expect(after).not.toEqual(before);
+      expect(after).toEqual(await writer.search(query));
+      // A deletion too: idf and average length change for every term.
+      writer.deleteSource(projects[0]!, 'cookies');
+      const deleted = await kept.search(query);
+      expect(deleted.map((h) => h.chunkId)).toEqual(before.map((h) => h.chunkId));
+      expect(deleted).toEqual(await writer.search(query));
+    } finally {
+      await other.destroy();
+    }
+  });
+});

@@ -1,0 +1,204 @@
+/**
+ * One query term's BM25 contribution to each chunk that holds it, chunk ids ascending: what
+ * FTS5's bm25() returns for a MATCH of that term alone.
+ *
+ * FTS5's bm25() of an expression is a sum over its phrases, each phrase's term computed from that
+ * phrase's own statistics (its idf over the whole index, the row's length, the index's average
+ * length), added in the expression's order starting from 0. So the score of `a OR b OR c` is, to
+ * the bit, ((0 + a) + b) + c of the single-term scores, a phrase absent from a row adding 0. A
+ * question's words repeat across questions (and the common ones, whose posting lists FTS5 walks
+ * and scores row by row, repeat most), so their lists are kept and summed here instead.
+ */
+export interface TermScores {
+  ids: Int32Array;
+  scores: Float64Array;
+}
+
+/** Default bound of a cache: chunk entries over all its lists (12 bytes each, about 48 MB). */
+export const DEFAULT_TERM_CACHE_ENTRIES = 4_000_000;
+
+/**
+ * Term score lists of one index, least recently used dropped past `maxEntries`, all dropped when
+ * the index's change counter moves (BM25's statistics are index-wide: any write changes them).
+ */
+export class TermScoreCache {
+  private generation: number | undefined;
+  private readonly lists = new Map<string, TermScores>();
+  private entries = 0;
+
+  constructor(readonly maxEntries = DEFAULT_TERM_CACHE_ENTRIES) {}
+
+  /** Empties the cache when `generation` is not the one it was filled at. */
+  sync(generation: number): void {
+    if (generation === this.generation) return;
+    this.generation = generation;
+    this.lists.clear();
+    this.entries = 0;
+  }
+
+  /** The list under `key`, loaded (and kept, if it fits) on a miss. */
+  get(key: string, load: () => TermScores): TermScores {
+    const hit = this.lists.get(key);
+    if (hit) {
+      // Map order is insertion order: re-inserting marks it most recently used.
+      this.lists.delete(key);
+      this.lists.set(key, hit);
+      return hit;
+    }
+    const list = load();
+    if (list.ids.length > this.maxEntries) return list;
+    for (const [oldest, old] of this.lists) {
+      if (this.entries + list.ids.length <= this.maxEntries) break;
+      this.lists.delete(oldest);
+      this.entries -= old.ids.length;
+    }
+    this.lists.set(key, list);
+    this.entries += list.ids.length;
+    return list;
+  }
+
+  get size(): number {
+    return this.entries;
+  }
+}
+
+/** Term scores from rows of (id, score) in any order. */
+export function termScores(rows: ReadonlyArray<{ id: number; score: number }>): TermScores {
+  const sorted = rows.every((r, i) => i === 0 || rows[i - 1]!.id < r.id)
+    ? rows
+    : [...rows].sort((a, b) => a.id - b.id);
+  const ids = new Int32Array(sorted.length);
+  const scores = new Float64Array(sorted.length);
+  sorted.forEach((r, i) => {
+    ids[i] = r.id;
+    scores[i] = r.score;
+  });
+  return { ids, scores };
+}
+
+/**
+ * Sums term score lists per chunk, in list order (so each sum is bitwise the one FTS5 computes
+ * for the OR of the terms), over a dense array reused between queries: one pass per list, no
+ * per-chunk allocation.
+ */
+export class ScoreAccumulator {
+  private score = new Float64Array(0);
+  private mark = new Int32Array(0);
+  private epoch = 0;
+  /** The chunks added to since {@link begin}, in first-seen order. */
+  touched: number[] = [];
+
+  /** Starts a sum over chunk ids up to `maxId`. */
+  begin(maxId: number): void {
+    if (maxId >= this.score.length) {
+      const size = Math.max(maxId + 1, this.score.length * 2);
+      this.score = new Float64Array(size);
+      this.mark = new Int32Array(size);
+      this.epoch = 0;
+    }
+    this.epoch += 1;
+    this.touched = [];
+  }
+
+  /** Adds one list (`only`: just to the chunks already touched). */
+  add(list: TermScores, only = false): void {
+    const { ids, scores } = list;
+    const { mark, score, epoch } = this;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (mark[id] !== epoch) {
+        if (only) continue;
+        mark[id] = epoch;
+        score[id] = 0;
+        this.touched.push(id);
+      }
+      score[id] = score[id]! + scores[i]!;
+    }
+  }
+
+  has(id: number): boolean {
+    return id < this.mark.length && this.mark[id] === this.epoch;
+  }
+
+  get(id: number): number {
+    return this.has(id) ? this.score[id]! : 0;
+  }
+}
+
+/** Largest id over the lists (-1 when all are empty). */
+export function maxId(lists: readonly TermScores[]): number {
+  let max = -1;
+  for (const l of lists) if (l.ids.length > 0) max = Math.max(max, l.ids[l.ids.length - 1]!);
+  return max;
+}
+
+/** The `limit` ids of highest score, best first, ties by smaller id. */
+export function topIds(ids: readonly number[], score: (id: number) => number, limit: number): number[] {
+  if (limit <= 0) return [];
+  // A min-heap of the best `limit` so far in two typed arrays (no object per candidate: tens of
+  // thousands of chunks hold a common word); the root is the weakest kept.
+  const heapIds = new Int32Array(limit);
+  const heapScores = new Float64Array(limit);
+  let n = 0;
+  const worse = (i: number, j: number): boolean =>
+    heapScores[i]! < heapScores[j]! || (heapScores[i] === heapScores[j] && heapIds[i]! > heapIds[j]!);
+  const swap = (i: number, j: number): void => {
+    const id = heapIds[i]!;
+    const s = heapScores[i]!;
+    heapIds[i] = heapIds[j]!;
+    heapScores[i] = heapScores[j]!;
+    heapIds[j] = id;
+    heapScores[j] = s;
+  };
+  for (const id of ids) {
+    const s = score(id);
+    if (n < limit) {
+      heapIds[n] = id;
+      heapScores[n] = s;
+      for (let i = n++; i > 0;) {
+        const p = (i - 1) >> 1;
+        if (!worse(i, p)) break;
+        swap(i, p);
+        i = p;
+      }
+    } else if (s > heapScores[0]! || (s === heapScores[0] && id < heapIds[0]!)) {
+      heapIds[0] = id;
+      heapScores[0] = s;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < n && worse(l, m)) m = l;
+        if (r < n && worse(r, m)) m = r;
+        if (m === i) break;
+        swap(i, m);
+        i = m;
+      }
+    }
+  }
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => heapScores[b]! - heapScores[a]! || heapIds[a]! - heapIds[b]!);
+  return order.map((i) => heapIds[i]!);
+}
+
+/** The summed score of one chunk over the lists (binary search in each), undefined if in none. */
+export function scoreOf(lists: readonly TermScores[], id: number): number | undefined {
+  let sum = 0;
+  let found = false;
+  for (const { ids, scores } of lists) {
+    let lo = 0;
+    let hi = ids.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = ids[mid]!;
+      if (at < id) lo = mid + 1;
+      else if (at > id) hi = mid - 1;
+      else {
+        sum += scores[mid]!;
+        found = true;
+        break;
+      }
+    }
+  }
+  return found ? sum : undefined;
+}

@@ -100,6 +100,7 @@ interface CompletionOptions {
 export class OpenAiAnswerGenerator implements AnswerGenerator {
   readonly id: string;
   readonly supportsTools: boolean;
+  readonly usesSystemPrompt = true;
   private readonly url: string;
   /** The URL as shown in messages: without credentials, query or fragment. */
   private readonly endpoint: string;

@@ -80,6 +80,11 @@ export interface AnswerGenerator {
   readonly id: string;
   /** Whether {@link AnswerRequest.tools} are offered to the model (the extractive generator calls none). */
   readonly supportsTools?: boolean;
+  /**
+   * Whether {@link AnswerRequest.systemPrompt} is read (a model's prompt; the extractive generator
+   * has none). Without it the service does not look the project's prompt up on every chat.
+   */
+  readonly usesSystemPrompt?: boolean;
   generate(request: AnswerRequest): AsyncIterable<string>;
   /** Rewrites a follow-up into a standalone question using history; identity when unsupported. */
   condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string>;

@@ -18,7 +18,13 @@ const hit = {
 };
 
 function setup(
-  options: { hits?: SearchHit[]; taught?: TaughtMatch; supportsTools?: boolean; tools?: ChatTool[] } = {},
+  options: {
+    hits?: SearchHit[];
+    taught?: TaughtMatch;
+    supportsTools?: boolean;
+    tools?: ChatTool[];
+    usesSystemPrompt?: boolean;
+  } = {},
 ) {
   const calls: string[] = [];
   const retrieved: RetrieveRequest[] = [];
@@ -36,11 +42,12 @@ function setup(
     addAi: (...args: unknown[]) => (calls.push(`ai ${JSON.stringify(args.slice(3))}`), Promise.resolve(21)),
   } as unknown as ConversationsService;
   const projects = {
-    getProject: () => Promise.resolve({ systemPrompt: 'Be brief.' }),
+    getProject: () => (calls.push('project'), Promise.resolve({ systemPrompt: 'Be brief.' })),
   } as unknown as ProjectsService;
   const generator: AnswerGenerator = {
     id: 'fake',
     supportsTools: options.supportsTools,
+    usesSystemPrompt: options.usesSystemPrompt ?? true,
     async *generate(request: AnswerRequest) {
       generated.push(request);
       await Promise.resolve();
@@ -119,7 +126,7 @@ describe(ChatService.name, () => {
     const { service, calls, retrieved, generated } = setup();
     const turn = await service.start(1, 'server', { question: 'What is a hook?' }, signal);
     expect(turn).toMatchObject({ projectId: 1, conversationId: 10, humanMessageId: 20 });
-    expect(calls).toEqual(['create', 'human What is a hook?']);
+    expect(calls).toEqual(['create', 'human What is a hook?', 'project']);
     expect(retrieved[0]).toMatchObject({ projectId: 1, question: 'What is a hook?', threshold: 0 });
     for await (const piece of turn.pieces) expect(piece).toBe('answer');
     expect(generated[0]).toMatchObject({
@@ -127,6 +134,14 @@ describe(ChatService.name, () => {
       systemPrompt: 'Be brief.',
       sources: [{ n: 1, link: 'https://docs.example.com/s', content: 'c' }],
     });
+  });
+
+  it("does not look the project's prompt up for a generator that reads none", async () => {
+    const { service, calls, generated } = setup({ usesSystemPrompt: false });
+    const turn = await service.start(1, 'server', { question: 'What is a hook?' }, signal);
+    for await (const _ of turn.pieces);
+    expect(calls).toEqual(['create', 'human What is a hook?']);
+    expect(generated[0]?.systemPrompt).toBeUndefined();
   });
 
   it('searches with the question made standalone from the history, but stores what was asked', async () => {
@@ -138,7 +153,7 @@ describe(ChatService.name, () => {
     } as unknown as ChatDto;
     await service.start(1, 'server', dto, signal);
     expect(retrieved[0]?.question).toBe('How do I enable CORS? -> and for one origin?');
-    expect(calls).toEqual(['open 7', 'human and for one origin?']);
+    expect(calls).toEqual(['open 7', 'human and for one origin?', 'project']);
   });
 
   it('refuses a bad where filter before opening a conversation or storing anything', async () => {

@@ -79,7 +79,10 @@ export class ChatService {
     const taught = match && match.similarity >= threshold ? match : undefined;
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const humanMessageId = await this.conversations.addHuman(projectId, conversationId, dto.question);
-    const project = await this.projects.getProject(projectId);
+    // The key lookup proved the project exists; its prompt is read only for a model that uses it.
+    const systemPrompt = this.generator.usesSystemPrompt
+      ? ((await this.projects.getProject(projectId)).systemPrompt ?? undefined)
+      : undefined;
     const tools = this.generator.supportsTools ? await this.tools.chatTools(projectId, keyKind) : [];
     const runId = randomUUID();
     const calledAt = new Map<string, string>();
@@ -117,7 +120,7 @@ export class ChatService {
       history,
       additionalContext: dto.additional_context,
       temperature: dto.temperature,
-      systemPrompt: project.systemPrompt ?? undefined,
+      systemPrompt,
       signal,
       tools,
       onToolEvent,

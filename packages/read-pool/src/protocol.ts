@@ -8,6 +8,13 @@ export interface ReadWorkerData {
   extractive: ExtractiveAnswerGeneratorOptions;
 }
 
+/** What the checkpointer is started with. */
+export interface CheckpointWorkerData {
+  file: string;
+  busyTimeoutMs?: number;
+  everyMs: number;
+}
+
 /** A request from the pool to one worker; `id` pairs it with its reply. */
 export type ReadRequest =
   | { id: number; op: 'search'; query: SearchQuery }

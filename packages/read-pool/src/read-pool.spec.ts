@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
@@ -152,6 +152,69 @@ describe(ReadPool.name, () => {
     }))
       pieces.push(piece);
     expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
+  });
+
+  describe('checkpoints on a thread of their own', () => {
+    /**
+     * Writes 40 commits of about 64 KB on the service connection with its own checkpoints off,
+     * pausing between them as chat traffic does; returns the largest WAL file size seen.
+     */
+    async function writeWithoutOwnCheckpoints(): Promise<number> {
+      const db = rawDatabase(ds);
+      db.pragma('wal_autocheckpoint = 0');
+      db.exec('CREATE TABLE IF NOT EXISTS filler (text TEXT)');
+      const insert = db.prepare('INSERT INTO filler (text) VALUES (?)');
+      let largest = 0;
+      for (let i = 0; i < 40; i++) {
+        insert.run('x'.repeat(64 * 1024));
+        largest = Math.max(largest, statSync(join(dir, 'kbqa.sqlite-wal')).size);
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      return largest;
+    }
+
+    it('keeps the WAL from growing while the writer leaves checkpoints to it', async () => {
+      const told: boolean[] = [];
+      pool = await ReadPool.start({
+        file: join(dir, 'kbqa.sqlite'),
+        workers: 1,
+        checkpointEveryMs: 20,
+        onCheckpointer: (running) => told.push(running),
+      });
+      expect(pool.checkpointing).toBe(true);
+      expect(told).toEqual([true]);
+      // 40 commits of 64 KB are 2.5 MB of WAL unless something checkpoints between them.
+      expect(await writeWithoutOwnCheckpoints()).toBeLessThan(1024 * 1024);
+      await pool.close();
+      expect(told).toEqual([true, false]);
+    });
+
+    it('without it the same writes grow the WAL (the control of the test above)', async () => {
+      pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
+      expect(pool.checkpointing).toBe(false);
+      expect(await writeWithoutOwnCheckpoints()).toBeGreaterThan(2 * 1024 * 1024);
+    });
+
+    it('replaces a checkpoint thread that dies, telling the writer both times', async () => {
+      const told: boolean[] = [];
+      pool = await ReadPool.start({
+        file: join(dir, 'kbqa.sqlite'),
+        workers: 1,
+        checkpointEveryMs: 20,
+        onCheckpointer: (running) => told.push(running),
+      });
+      const dead = (pool as unknown as { checkpointer: { thread: Worker; exited: Promise<void> } })
+        .checkpointer;
+      await dead.thread.terminate();
+      await dead.exited;
+      const deadline = Date.now() + 10_000;
+      while (told.length < 3) {
+        if (Date.now() > deadline) throw new Error(`no replacement: ${JSON.stringify(told)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(told).toEqual([true, false, true]);
+      expect(pool.checkpointing).toBe(true);
+    });
   });
 
   it('refuses to start on a missing database file', async () => {

@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ExtractiveAnswerGenerator, type ExtractiveAnswerGeneratorOptions } from '@kbqa/answer';
 import { type AnswerSource, KbqaError, type SearchHit, type SearchQuery } from '@kbqa/core';
-import type { ReadReply, ReadRequest, ReadResults, ReadWorkerData } from './protocol';
+import type { CheckpointWorkerData, ReadReply, ReadRequest, ReadResults, ReadWorkerData } from './protocol';
 
 /**
  * The compiled worker. From dist this is its own folder; from src (ts-jest) it is the build next
  * to it, as the store's multi-process test uses: a worker thread cannot load TypeScript.
  */
 const WORKER_FILE = join(__dirname, '..', 'dist', 'read-worker.js');
+const CHECKPOINT_WORKER_FILE = join(__dirname, '..', 'dist', 'checkpoint-worker.js');
 
 export interface ReadPoolOptions {
   /** The database file, opened and migrated by the service's own connection first. */
@@ -18,6 +19,15 @@ export interface ReadPoolOptions {
   busyTimeoutMs?: number;
   /** Options of the workers' extractive generator, as the service's own. */
   extractive?: ExtractiveAnswerGeneratorOptions;
+  /**
+   * Runs WAL checkpoints on a thread of their own every so many ms (absent or 0: none). SQLite's
+   * automatic checkpoint runs inside the commit of the connection that writes, and under chat load
+   * it made one message insert in a hundred take 5 to 50 ms on the event loop (bench/load.js).
+   * Told to {@link onCheckpointer}, so the writing connection turns its own off and on.
+   */
+  checkpointEveryMs?: number;
+  /** Called with true when the checkpoint thread runs, false when it stopped (and on close). */
+  onCheckpointer?: (running: boolean) => void;
 }
 
 type Request = ReadRequest extends infer R ? (R extends ReadRequest ? Omit<R, 'id'> : never) : never;
@@ -46,6 +56,7 @@ export class ReadPool {
   private readonly workers: ReadWorker[] = [];
   private nextId = 1;
   private closing = false;
+  private checkpointer: ReadWorker | undefined;
 
   private constructor(private readonly options: ReadPoolOptions) {}
 
@@ -60,7 +71,14 @@ export class ReadPool {
       await pool.close();
       throw e;
     }
+    // Without it the writer keeps checkpointing itself, as it always did: not a reason to fail.
+    if (options.checkpointEveryMs) await pool.spawnCheckpointer().catch(() => undefined);
     return pool;
+  }
+
+  /** Whether the checkpoint thread runs (see ReadPoolOptions.checkpointEveryMs). */
+  get checkpointing(): boolean {
+    return this.checkpointer !== undefined;
   }
 
   /** Number of live workers. */
@@ -90,6 +108,16 @@ export class ReadPool {
   /** Ends every worker (each closes its connection first); pending requests fail. */
   async close(): Promise<void> {
     this.closing = true;
+    const checkpointer = this.checkpointer;
+    if (checkpointer) {
+      // The writer checkpoints itself again before the thread that did it is gone.
+      this.checkpointer = undefined;
+      this.options.onCheckpointer?.(false);
+      checkpointer.thread.postMessage({ op: 'close' });
+      const timer = setTimeout(() => void checkpointer.thread.terminate(), 2_000);
+      await checkpointer.exited;
+      clearTimeout(timer);
+    }
     const workers = this.workers.splice(0);
     await Promise.all(
       workers.map(async (w) => {
@@ -158,6 +186,33 @@ export class ReadPool {
         this.fail(worker, new KbqaError('INTERNAL', `a read worker exited (${code})`));
         // One that died while the pool is open is replaced; its requests have failed.
         if (ready && !this.closing) void this.spawn().catch(() => undefined);
+      });
+    });
+  }
+
+  /** Starts the checkpoint thread; one that dies while the pool is open is replaced. */
+  private spawnCheckpointer(): Promise<void> {
+    const data: CheckpointWorkerData = {
+      file: this.options.file,
+      busyTimeoutMs: this.options.busyTimeoutMs,
+      everyMs: this.options.checkpointEveryMs!,
+    };
+    const worker = new ReadWorker(new Worker(CHECKPOINT_WORKER_FILE, { workerData: data }));
+    return new Promise<void>((resolve, reject) => {
+      worker.thread.on('message', (reply: ReadReply) => {
+        if (reply.type === 'ready') {
+          this.checkpointer = worker;
+          this.options.onCheckpointer?.(true);
+          resolve();
+        } else if (reply.type === 'error') reject(KbqaError.from(reply.error));
+      });
+      worker.thread.on('error', (e) => reject(KbqaError.from(e)));
+      worker.thread.once('exit', (code) => {
+        reject(new KbqaError('INTERNAL', `the checkpoint thread exited (${code}) before it was ready`));
+        if (this.checkpointer !== worker) return;
+        this.checkpointer = undefined;
+        this.options.onCheckpointer?.(false);
+        if (!this.closing) void this.spawnCheckpointer().catch(() => undefined);
       });
     });
   }

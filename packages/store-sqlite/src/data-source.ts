@@ -97,3 +97,36 @@ export function openReadConnection(options: SqliteStoreOptions): BetterSqlite3.D
   db.pragma('temp_store = MEMORY');
   return db;
 }
+
+/**
+ * A connection to a database another connection opened with {@link openDataSource}, for WAL
+ * checkpoints only ({@link checkpoint}). A checkpoint copies committed pages from the WAL into the
+ * database file and syncs it; run by the writing connection itself (SQLite's automatic checkpoint
+ * every 1000 pages) it stalls that connection's commit for milliseconds. Run here, on another
+ * thread, the writer's commits never wait for it: checkpoints take a lock of their own.
+ */
+export function openCheckpointConnection(options: SqliteStoreOptions): BetterSqlite3.Database {
+  return new BetterSqlite3(options.file, { fileMustExist: true, timeout: options.busyTimeoutMs ?? 10_000 });
+}
+
+/** The WAL's frames and how many of them are in the database file, after a checkpoint. */
+export interface CheckpointResult {
+  /** The checkpoint found another one running (or could not start); nothing was copied. */
+  busy: boolean;
+  walFrames: number;
+  checkpointedFrames: number;
+}
+
+/**
+ * A PASSIVE checkpoint: copies what no reader still needs from the WAL, without waiting for
+ * readers or blocking the writer. The next write starts the WAL over once all of it was copied.
+ */
+export function checkpoint(db: BetterSqlite3.Database): CheckpointResult {
+  const row = db.pragma('wal_checkpoint(PASSIVE)', { simple: false }) as Array<{
+    busy: number;
+    log: number;
+    checkpointed: number;
+  }>;
+  const r = row[0] ?? { busy: 1, log: -1, checkpointed: -1 };
+  return { busy: r.busy !== 0, walFrames: r.log, checkpointedFrames: r.checkpointed };
+}

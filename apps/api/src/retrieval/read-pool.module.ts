@@ -1,10 +1,17 @@
 import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ReadPool } from '@kbqa/read-pool';
+import { rawDatabase } from '@kbqa/store-sqlite';
+import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
 
 /** The read pool (`ReadPool`), or null when search runs on the event loop (KBQA_READ_WORKERS=0). */
 export const READ_POOL = Symbol('READ_POOL');
+
+/** How often the pool's thread checkpoints the WAL while the service's connection does not. */
+const CHECKPOINT_EVERY_MS = 200;
+/** SQLite's own default, which the service's connection returns to without that thread. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 
 @Injectable()
 class ReadPoolCloser implements OnApplicationShutdown {
@@ -27,14 +34,25 @@ class ReadPoolCloser implements OnApplicationShutdown {
       provide: READ_POOL,
       // The data source first: it creates and migrates the file the workers open read-only.
       inject: [APP_CONFIG, DATA_SOURCE],
-      useFactory: async (config: AppConfig): Promise<ReadPool | null> => {
+      useFactory: async (config: AppConfig, dataSource: DataSource): Promise<ReadPool | null> => {
         // An in-memory database is one connection's own; no other thread can open it. On
         // PostgreSQL a search waits on the server, not on this thread: the pool reads SQLite only.
         if (config.readWorkers === 0 || config.databaseFile === ':memory:' || config.databaseUrl) return null;
         const logger = new Logger('ReadPool');
         try {
-          const pool = await ReadPool.start({ file: config.databaseFile, workers: config.readWorkers });
-          logger.log(`${pool.size} read workers`);
+          const pool = await ReadPool.start({
+            file: config.databaseFile,
+            workers: config.readWorkers,
+            // The service's connection writes every chat's messages; its checkpoints move here.
+            checkpointEveryMs: CHECKPOINT_EVERY_MS,
+            onCheckpointer: (running) =>
+              rawDatabase(dataSource).pragma(
+                `wal_autocheckpoint = ${running ? 0 : SQLITE_AUTOCHECKPOINT_PAGES}`,
+              ),
+          });
+          logger.log(
+            `${pool.size} read workers${pool.checkpointing ? ', WAL checkpoints on their own thread' : ''}`,
+          );
           return pool;
         } catch (e) {
           // Chat still works on the event loop, only slower under load; the single-file binary,

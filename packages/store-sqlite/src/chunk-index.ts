@@ -14,7 +14,7 @@ import type {
 import { sha256Hex } from '@kbqa/core';
 import { ftsInserter, projectMatch, textMatch } from './fts-document';
 import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
-import { matchTerms, prunedMatchExpression, queryStems, weightedCoverage } from './fts-query';
+import { coverageOf, matchTerms, prunedMatchExpression, queryStems, stemsFound } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
 import { SqliteVectorIndex } from './vector-index';
@@ -419,9 +419,10 @@ export class SqliteChunkIndex implements ChunkStore {
       .map((r) => {
         const headingPath = JSON.parse(r.heading_path) as string[];
         const passage = `${r.title}\n${headingPath.join('\n')}\n${r.content}`;
-        const rank =
-          r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
-        const hit = toHit(r, lexicalRelevance(r.raw, weightedCoverage(plan.weights, passage)), headingPath);
+        // Shares and weights have the same stems: the passage is read once for both.
+        const found = stemsFound(plan.weights, passage);
+        const rank = r.raw * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverageOf(plan.shares, found));
+        const hit = toHit(r, lexicalRelevance(r.raw, coverageOf(plan.weights, found)), headingPath);
         return { hit, rank };
       })
       .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
@@ -479,14 +480,14 @@ export class SqliteChunkIndex implements ChunkStore {
     const acc = this.accumulator;
     acc.begin(maxId([...main, ...context]));
     for (const list of main) acc.add(list);
-    const chosen = new Set(topIds(acc.touched, (id) => acc.get(id), pool));
+    const chosen = new Set(acc.top(pool));
     let contextScore: (id: number) => number = () => 0;
     if (context.length > 0) {
       // FTS5's `(main) AND (context)`: rows holding both, scored main then context phrases.
       const both = this.contextAccumulator;
       both.begin(maxId([...main, ...context]));
       for (const list of context) both.add(list);
-      const inBoth = both.touched.filter((id) => acc.has(id));
+      const inBoth = Array.from(both.touched).filter((id) => acc.has(id));
       const contextOnly = new Map(inBoth.map((id) => [id, both.get(id)]));
       // Bitwise FTS5's sum for the AND: the main sum, then each context phrase in order.
       const andScore = (id: number): number => {
@@ -564,10 +565,10 @@ export class SqliteChunkIndex implements ChunkStore {
       const bm25 = (raw.get(r.id) ?? 0) + CONTEXT_WEIGHT * (contextRaw?.get(r.id) ?? 0);
       const headingPath = JSON.parse(r.heading_path) as string[];
       const passage = `${r.title}\n${headingPath.join('\n')}\n${r.content}`;
-      const rank =
-        bm25 * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * weightedCoverage(plan.shares, passage));
+      const found = stemsFound(plan.weights, passage);
+      const rank = bm25 * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverageOf(plan.shares, found));
       out.set(r.id, {
-        score: lexicalRelevance(bm25, weightedCoverage(plan.weights, passage)),
+        score: lexicalRelevance(bm25, coverageOf(plan.weights, found)),
         rankRelevance: rankRelevance(rank),
       });
     }

@@ -65,17 +65,32 @@ export function termCoverage(stems: readonly string[], passage: string): number 
  * over the weight of all, in [0, 1] (0 without stems or weight).
  */
 export function weightedCoverage(weights: ReadonlyMap<string, number>, passage: string): number {
-  let total = 0;
-  for (const w of weights.values()) total += w;
-  if (weights.size === 0 || total <= 0) return 0;
-  const heads = new Set([...weights.keys()].map((s) => s.slice(0, 2)));
+  return coverageOf(weights, stemsFound(weights, passage));
+}
+
+/**
+ * The stems of `stems` (its keys) that a passage holds. Only words that can stem to one of them
+ * (same first two letters) are stemmed; the scan stops once all are found.
+ */
+export function stemsFound(stems: ReadonlyMap<string, unknown>, passage: string): Set<string> {
   const found = new Set<string>();
+  if (stems.size === 0) return found;
+  const heads = new Set([...stems.keys()].map((s) => s.slice(0, 2)));
   for (const word of tokens(passage.toLowerCase())) {
     if (!heads.has(word.slice(0, 2))) continue;
     const stem = porterStem(word);
-    if (weights.has(stem)) found.add(stem);
-    if (found.size === weights.size) return 1;
+    if (stems.has(stem)) found.add(stem);
+    if (found.size === stems.size) break;
   }
+  return found;
+}
+
+/** The weight of the `found` stems over the weight of all, in [0, 1] (0 without weight). */
+export function coverageOf(weights: ReadonlyMap<string, number>, found: ReadonlySet<string>): number {
+  let total = 0;
+  for (const w of weights.values()) total += w;
+  if (weights.size === 0 || total <= 0) return 0;
+  if (found.size === weights.size) return 1;
   let covered = 0;
   for (const s of found) covered += weights.get(s) ?? 0;
   return covered / total;

@@ -46,13 +46,20 @@ describe(ScoreAccumulator.name, () => {
     acc.begin(9);
     acc.add(a);
     acc.add(b);
-    expect(acc.touched).toEqual([2, 4, 9]);
+    expect([...acc.touched]).toEqual([2, 4, 9]);
     expect(acc.get(4)).toBe(0.1 + 0.7);
     expect(acc.get(3)).toBe(0);
+    expect(acc.top(2)).toEqual([9, 4]);
     acc.begin(9);
-    acc.add(b, true);
-    expect(acc.touched).toEqual([]);
+    expect([...acc.touched]).toEqual([]);
     expect(acc.has(4)).toBe(false);
+    // More ids than its first buffer holds.
+    const many = termScores(Array.from({ length: 5000 }, (_, i) => ({ id: i, score: i % 7 })));
+    acc.begin(5000);
+    acc.add(many);
+    acc.add(many);
+    expect(acc.touched.length).toBe(5000);
+    expect(acc.get(4999)).toBe(2 * (4999 % 7));
     expect(scoreOf([a, b], 4)).toBe(0.1 + 0.7);
     expect(scoreOf([a, b], 5)).toBeUndefined();
   });

@@ -85,8 +85,8 @@ export class ScoreAccumulator {
   private score = new Float64Array(0);
   private mark = new Int32Array(0);
   private epoch = 0;
-  /** The chunks added to since {@link begin}, in first-seen order. */
-  touched: number[] = [];
+  private seen = new Int32Array(1024);
+  private count = 0;
 
   /** Starts a sum over chunk ids up to `maxId`. */
   begin(maxId: number): void {
@@ -97,23 +97,36 @@ export class ScoreAccumulator {
       this.epoch = 0;
     }
     this.epoch += 1;
-    this.touched = [];
+    this.count = 0;
   }
 
-  /** Adds one list (`only`: just to the chunks already touched). */
-  add(list: TermScores, only = false): void {
+  /** Adds one list. */
+  add(list: TermScores): void {
     const { ids, scores } = list;
     const { mark, score, epoch } = this;
+    if (this.count + ids.length > this.seen.length) {
+      const grown = new Int32Array(Math.max(this.seen.length * 2, this.count + ids.length));
+      grown.set(this.seen.subarray(0, this.count));
+      this.seen = grown;
+    }
+    const seen = this.seen;
+    let count = this.count;
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       if (mark[id] !== epoch) {
-        if (only) continue;
         mark[id] = epoch;
-        score[id] = 0;
-        this.touched.push(id);
+        score[id] = scores[i]!;
+        seen[count++] = id;
+      } else {
+        score[id] = score[id]! + scores[i]!;
       }
-      score[id] = score[id]! + scores[i]!;
     }
+    this.count = count;
+  }
+
+  /** The chunks added to since {@link begin}, in first-seen order. */
+  get touched(): Int32Array {
+    return this.seen.subarray(0, this.count);
   }
 
   has(id: number): boolean {
@@ -122,6 +135,12 @@ export class ScoreAccumulator {
 
   get(id: number): number {
     return this.has(id) ? this.score[id]! : 0;
+  }
+
+  /** The `limit` touched ids of highest sum, best first, ties by smaller id ({@link topIds}). */
+  top(limit: number): number[] {
+    const score = this.score;
+    return topIds(this.touched, (id) => score[id]!, limit);
   }
 }
 
@@ -133,7 +152,11 @@ export function maxId(lists: readonly TermScores[]): number {
 }
 
 /** The `limit` ids of highest score, best first, ties by smaller id. */
-export function topIds(ids: readonly number[], score: (id: number) => number, limit: number): number[] {
+export function topIds(
+  ids: ArrayLike<number> & Iterable<number>,
+  score: (id: number) => number,
+  limit: number,
+): number[] {
   if (limit <= 0) return [];
   // A min-heap of the best `limit` so far in two typed arrays (no object per candidate: tens of
   // thousands of chunks hold a common word); the root is the weakest kept.
@@ -150,7 +173,8 @@ export function topIds(ids: readonly number[], score: (id: number) => number, li
     heapIds[j] = id;
     heapScores[j] = s;
   };
-  for (const id of ids) {
+  for (let k = 0; k < ids.length; k++) {
+    const id = ids[k]!;
     const s = score(id);
     if (n < limit) {
       heapIds[n] = id;

@@ -283,6 +283,22 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('`Usage`');
     });
 
+    it("puts the name in front of a sentence quoted from further down an option's section", async () => {
+      const content = [
+        '### `loadTimeout`',
+        '',
+        '+ Default: `10000`',
+        '',
+        'The maximum amount of time in milliseconds in which a module can load.',
+        '',
+        'If not, `ready` fails with a `LOAD_TIMEOUT` error and startup stops.',
+      ].join('\n');
+      const text = await answer('My server never finishes startup and fails with a LOAD_TIMEOUT error', [
+        page(1, 'Server', 'server', content),
+      ]);
+      expect(text).toMatch(/^`loadTimeout`: /);
+    });
+
     it("adds the section's Default line when the question asks for a default", async () => {
       const content = [
         '### `payloadCap`',

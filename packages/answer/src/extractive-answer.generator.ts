@@ -872,12 +872,13 @@ const NAME_HEADING = /^`?([A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?)`?$/;
 /**
  * An option's or method's description often leaves out its name, which only its heading says
  * ("Automatically creates a sibling HEAD route …" under `exposeHeadRoutes`): quoted alone, it
- * would not tell the reader what to set. The opening sentences of such a section get the name in
- * front, as reference pages list them ("`exposeHeadRoutes`: Automatically creates …").
+ * would not tell the reader what to set. The first sentence quoted from such a section gets the
+ * name in front, as reference pages list them ("`exposeHeadRoutes`: Automatically creates …"),
+ * wherever it stands in the section: a later one ("If not, `ready` will complete with an error")
+ * needs the name as much.
  */
 function labelled(c: Candidate): string {
   const text = c.unit.text;
-  if (c.sectionIndex > 1) return text;
   const m = NAME_HEADING.exec(c.unit.heading.trim());
   const name = m?.[1];
   // A one-word heading in prose ("Usage", "Example") is a title, not a name.

@@ -194,6 +194,24 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text.split('\n')[0]).toContain('[2]');
     });
 
+    it("opens a definition with the first sentence of the topic's own page, whatever its form", async () => {
+      const plugins = page(
+        2,
+        'Plugins',
+        'reference/plugins',
+        '## Plugins\n\nAcme can be extended with plugins, which add routes or helpers. ' +
+          'Use `register` to add one.\n\n### In types\n\nA plugin is a function typed as `AcmePlugin`.',
+      );
+      const guide = page(
+        1,
+        'Types',
+        'reference/types',
+        '#### Plugin\n\nA plugin can be a set of routes or a helper, typed with `AcmePlugin`.',
+      );
+      const text = await answer('What is a plugin?', [guide, plugins]);
+      expect(text).toMatch(/^Acme can be extended with plugins/);
+    });
+
     it('quotes the steps of the section whose heading matches, in document order, with its first code block', async () => {
       const guide = page(
         1,
@@ -263,6 +281,22 @@ describe(ExtractiveAnswerGenerator.name, () => {
       );
       // A plain word heading is a title, not a name.
       expect(text).not.toContain('`Usage`');
+    });
+
+    it("puts the name in front of a sentence quoted from further down an option's section", async () => {
+      const content = [
+        '### `loadTimeout`',
+        '',
+        '+ Default: `10000`',
+        '',
+        'The maximum amount of time in milliseconds in which a module can load.',
+        '',
+        'If not, `ready` fails with a `LOAD_TIMEOUT` error and startup stops.',
+      ].join('\n');
+      const text = await answer('My server never finishes startup and fails with a LOAD_TIMEOUT error', [
+        page(1, 'Server', 'server', content),
+      ]);
+      expect(text).toMatch(/^`loadTimeout`: /);
     });
 
     it("adds the section's Default line when the question asks for a default", async () => {
@@ -430,6 +464,29 @@ describe(ExtractiveAnswerGenerator.name, () => {
       );
       expect(withContext.join('')).toMatch(/^Acme needs at least 512 MB of memory/);
       expect(withContext.join('')).not.toContain('npm install');
+    });
+
+    it("opens with the follow-up's own words when the carried topic's sentence scores higher", () => {
+      const errors = source(
+        1,
+        'Errors',
+        [
+          '## Error handler',
+          'Use `setErrorHandler` to handle errors thrown in routes: the handler gets the error, the request and the reply.',
+          'Errors thrown in routes reach the error handler of their plugin.',
+        ].join('\n\n'),
+        0.9,
+      );
+      const missing = source(
+        2,
+        'Missing pages',
+        '## Not found\n\nUse `setNotFoundHandler` to answer with a 404 when no route matches.',
+        0.3,
+      );
+      const text = new ExtractiveAnswerGenerator()
+        .compose('what about 404s?', [errors, missing], 'handle errors thrown routes setErrorHandler')
+        .join('');
+      expect(text).toMatch(/^Use `setNotFoundHandler` to answer with a 404/);
     });
 
     it('lets the context decide between sentences the follow-up alone cannot tell apart', () => {

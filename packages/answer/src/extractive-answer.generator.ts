@@ -55,6 +55,8 @@ interface Candidate {
   sectionIndex: number;
   relevance: number;
   bodyMatched: boolean;
+  /** Whether the text has one of the question's own words (not only the conversation's topic). */
+  ownMatched: boolean;
   score: number;
 }
 
@@ -77,6 +79,13 @@ const ASKS_HOW = /\b(?:how|example|examples|snippet|syntax|show me|write|configu
 
 /** Share of its weight a term of the conversation's topic (AnswerRequest.context) carries. */
 const CONTEXT_SHARE = 0.35;
+
+/**
+ * Score factor of the opening sentence of the topic's own page in a definition, below the 2.5 of
+ * a sentence of the form "X is …" but enough for the topic's page over a section elsewhere that
+ * the topic heads.
+ */
+const PAGE_OPENING = 2;
 
 /** Words that frame a question of a type without naming its subject. */
 const FRAME_WORDS: Record<QuestionShape['type'], string[]> = {
@@ -228,6 +237,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = withInstruction(chosen, scored.candidates);
+    if (context) chosen = ownWordsFirst(chosen);
     return render(chosen);
   }
 
@@ -269,7 +279,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const topicIds = identifiers(topic);
     if (topicTerms.size === 0 && topicIds.length === 0) return undefined;
     const pageFit = new Map<number, number>();
-    const ranked: Array<{ c: Candidate; score: number; defining: boolean }> = [];
+    const ranked: Array<{ c: Candidate; score: number; defining: boolean; defines: boolean }> = [];
     for (const c of scored.candidates) {
       if (c.unit.kind !== 'sentence') continue;
       let page = pageFit.get(c.sourceIndex);
@@ -284,12 +294,17 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const names = namesTopic(c, topicTerms, topicIds);
       // An option's description often omits its name: the heading names it.
       if (!names && !(ownSection && c.sectionIndex < 2)) continue;
-      const defining =
+      const defines =
         (names && isDefining(c.unit.text, topicTerms, topicIds)) ||
         (type === 'option' && ownSection && c.sectionIndex === 0);
+      // The first sentence under the topic's own heading on the topic's own page opens it, in
+      // whatever form ("Acme can be extended with plugins, which …"), though a sentence of the
+      // form "X is …" there still comes first.
+      const opens = !defines && names && page > 1 && ownSection && c.sectionIndex === 0;
+      const defining = defines || opens;
       const base = Math.max(c.score, this.minRelevance * quality(c.unit));
-      const score = base * page * (ownSection ? 1.5 : 1) * (defining ? 2.5 : 1);
-      ranked.push({ c, score, defining });
+      const score = base * page * (ownSection ? 1.5 : 1) * (defines ? 2.5 : opens ? PAGE_OPENING : 1);
+      ranked.push({ c, score, defining, defines });
     }
     ranked.sort((a, b) => b.score - a.score);
     let lead = ranked[0];
@@ -300,7 +315,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const first = lead;
       const earlier = ranked.find(
         (r) =>
-          r.defining &&
+          r.defines &&
           r.c.sourceIndex === first.c.sourceIndex &&
           r.c.unit.heading === first.c.unit.heading &&
           r.c.unit.position < first.c.unit.position &&
@@ -447,6 +462,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
           sectionIndex,
           relevance: 0,
           bodyMatched: false,
+          ownMatched: false,
           score: 0,
         });
       }
@@ -515,6 +531,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         }
       }
       matched += body;
+      c.ownMatched =
+        queryTerms.some((t) => c.termSet.has(t)) || queryIds.some((id) => containsIdentifier(c.lower, id));
       const phrase = bigrams.length === 0 ? 0 : countPhrases(c.terms, bigrams) / bigrams.length;
       c.relevance = Math.min(1, (matched / total) * (1 + 0.25 * phrase));
       c.bodyMatched = body > 0;
@@ -730,6 +748,21 @@ function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidat
   return out;
 }
 
+/**
+ * A follow-up is searched and scored with the conversation's topic, so the best sentence may say
+ * only what the previous answer said ("Register `@fastify/cors` …" for "and how do I restrict it
+ * to one origin?"). The answer opens with the first source whose sentences have the follow-up's
+ * own words; the others keep their order after it.
+ */
+function ownWordsFirst(chosen: Candidate[]): Candidate[] {
+  const first = chosen.find((c) => c.unit.kind === 'sentence');
+  if (!first || first.ownMatched) return chosen;
+  const own = chosen.find((c) => c.unit.kind === 'sentence' && c.ownMatched);
+  if (!own) return chosen;
+  const group = chosen.filter((c) => c.sourceIndex === own.sourceIndex);
+  return [...group, ...chosen.filter((c) => c.sourceIndex !== own.sourceIndex)];
+}
+
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */
 const SEE_ALSO_PAGES = 3;
 
@@ -839,12 +872,13 @@ const NAME_HEADING = /^`?([A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?)`?$/;
 /**
  * An option's or method's description often leaves out its name, which only its heading says
  * ("Automatically creates a sibling HEAD route …" under `exposeHeadRoutes`): quoted alone, it
- * would not tell the reader what to set. The opening sentences of such a section get the name in
- * front, as reference pages list them ("`exposeHeadRoutes`: Automatically creates …").
+ * would not tell the reader what to set. The first sentence quoted from such a section gets the
+ * name in front, as reference pages list them ("`exposeHeadRoutes`: Automatically creates …"),
+ * wherever it stands in the section: a later one ("If not, `ready` will complete with an error")
+ * needs the name as much.
  */
 function labelled(c: Candidate): string {
   const text = c.unit.text;
-  if (c.sectionIndex > 1) return text;
   const m = NAME_HEADING.exec(c.unit.heading.trim());
   const name = m?.[1];
   // A one-word heading in prose ("Usage", "Example") is a title, not a name.

@@ -4,6 +4,8 @@ import { isStopWord } from '@kbqa/text';
 /** A deliberately small suffix stripper: enough to match "plugins"/"plugin", "registering"/"register". */
 export function stem(word: string): string {
   let w = word.toLowerCase();
+  // "404s", "2xxs": the plural of a number or code names the same thing.
+  if (/^\d+x*s$/.test(w)) return w.slice(0, -1);
   if (w.length <= 3 || /\d/.test(w)) return w;
   if (w.endsWith('ies') && w.length > 4) return w.slice(0, -3) + 'y';
   if (w.endsWith('sses')) return w.slice(0, -2);

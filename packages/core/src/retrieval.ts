@@ -14,6 +14,13 @@ export interface SearchQuery {
    * of its own ("and then?"), the context is searched instead.
    */
   context?: string;
+  /**
+   * What a definition question asks about ("decorators" in "what do decorators do?"). A page
+   * whose title, link or top heading names exactly that is the topic's own page, and its opening
+   * passage is where the topic is defined: that passage joins the candidates and ranks just
+   * above the page's best passage. Only pages already among the candidates are looked at.
+   */
+  topic?: string;
   /** Query embedding; required for `dense`, used by `hybrid` when present. */
   vector?: Float32Array;
   topK: number;

@@ -279,6 +279,60 @@ describe(SqliteChunkIndex.name, () => {
     });
   });
 
+  describe('definition topic', () => {
+    const page = (source: string, link: string, heading: string, contents: string[]) =>
+      index.replaceSource({
+        projectId,
+        source,
+        kind: 'documents',
+        documents: [
+          {
+            document: doc(source),
+            chunks: contents.map((content, i) => ({ ...draft(content, i, [heading]), title: link, link })),
+          },
+        ],
+      });
+    beforeEach(() => {
+      page('widgets', 'docs/Widgets.md', 'Widgets', [
+        'The widget API builds screens out of small parts.',
+        'Widgets nest: a widget holds other widgets, and widgets of widgets render in order.',
+        'Removing widgets: a removed widget takes the widgets it holds with it.',
+        'Widgets can be hidden; hidden widgets keep their widgets.',
+      ]);
+      page('layout', 'docs/Widgets-and-Layout.md', 'Widgets and Layout', [
+        'Layout places things on a grid.',
+        'Widgets in a layout: widgets fill cells, and widgets span widgets of a row.',
+      ]);
+    });
+    const search = (topic?: string) =>
+      index.search({ projectId, text: 'what do widgets do?', topic, topK: 3, mode: 'lexical' });
+
+    it("puts the opening passage of the topic's own page first among that page's passages", async () => {
+      const without = await search();
+      expect(without.map((h) => h.content)).not.toContain(
+        'The widget API builds screens out of small parts.',
+      );
+      const hits = await search('widgets');
+      const own = hits.filter((h) => h.link === 'docs/Widgets.md');
+      expect(own[0]!.content).toBe('The widget API builds screens out of small parts.');
+    });
+
+    it('leaves the order of a page whose name holds the topic among other words', async () => {
+      const layout = async (topic?: string) =>
+        (await index.search({ projectId, text: 'what do widgets do?', topic, topK: 6, mode: 'lexical' }))
+          .filter((h) => h.link === 'docs/Widgets-and-Layout.md')
+          .map((h) => h.content);
+      const without = await layout();
+      expect(without[0]).not.toBe('Layout places things on a grid.');
+      expect(await layout('widgets')).toEqual(without);
+    });
+
+    it('keeps scores from rising down the list', async () => {
+      const hits = await search('widgets');
+      for (let i = 1; i < hits.length; i++) expect(hits[i]!.score).toBeLessThanOrEqual(hits[i - 1]!.score);
+    });
+  });
+
   describe('lexical ranking', () => {
     /** Indexes each text as one chunk of its own source (named by position) and searches. */
     async function rank(texts: string[], question: string): Promise<string[]> {

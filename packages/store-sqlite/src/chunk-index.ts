@@ -69,6 +69,9 @@ const BM25_HALF = 8;
 /** Share of the relevance that comes from coverage alone; the rest scales with BM25. */
 const COVERAGE_BASE = 0.5;
 
+/** How far above its page's best passage a topic page's opening passage ranks (SearchQuery.topic). */
+const TOPIC_LEAD_MARGIN = 0.01;
+
 /** What a lexical search matches and how it weighs each query stem. */
 interface LexicalPlan {
   /** The quoted terms of the question (matchTerms). */
@@ -123,6 +126,11 @@ export class SqliteChunkIndex implements ChunkStore {
   private prepare() {
     const db = this.db;
     return {
+      // The page's first content chunk; chunks_document narrows it to the page's few rows.
+      leadChunk: db.prepare<[number, number], HitRow>(
+        `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id
+         WHERE c.document_id = ? AND c.project_id = ? AND c.kind = 'content' ORDER BY c.ordinal LIMIT 1`,
+      ),
       findSource: db.prepare<[number, string], { id: number }>(
         'SELECT id FROM sources WHERE project_id = ? AND source = ?',
       ),
@@ -415,7 +423,7 @@ export class SqliteChunkIndex implements ChunkStore {
       this.termCache && !filter.sql
         ? this.summedCandidates(query.projectId, plan, pool)
         : this.ftsCandidates(query.projectId, plan, filter, pool);
-    return [...rows.values()]
+    const ranked = [...rows.values()]
       .map((r) => {
         const headingPath = JSON.parse(r.heading_path) as string[];
         const passage = `${r.title}\n${headingPath.join('\n')}\n${r.content}`;
@@ -425,6 +433,9 @@ export class SqliteChunkIndex implements ChunkStore {
         const hit = toHit(r, lexicalRelevance(r.raw, coverageOf(plan.weights, found)), headingPath);
         return { hit, rank };
       })
+      .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId);
+    if (query.topic) this.withTopicLeads(query.projectId, query.topic, plan, ranked);
+    return ranked
       .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
       .slice(0, query.topK)
       .map((r) => ({ ...r.hit, rankRelevance: rankRelevance(r.rank) }));
@@ -536,6 +547,43 @@ export class SqliteChunkIndex implements ChunkStore {
     cache.sync(this.stmt.generation.get()?.n ?? 0);
     const match = this.scoped(projectId, term);
     return cache.get(match, () => termScores(this.stmt.termRows.all(match)));
+  }
+
+  /**
+   * SearchQuery.topic: the opening passage of each candidate page that names the topic (its
+   * title, the last segment of its link or its top heading has the topic's words and no others)
+   * ranks just above that page's best passage, read from the index when the pool lacks it. A
+   * definition ("The decorators API customizes …") opens the topic's page, and shares too few
+   * words with "what do decorators do?" to outrank the page's details. Costs one indexed read per
+   * such page in the pool, never a scan.
+   */
+  private withTopicLeads(
+    projectId: number,
+    topic: string,
+    plan: LexicalPlan,
+    ranked: Array<{ hit: SearchHit; rank: number }>,
+  ): void {
+    const topicStems = new Set(queryStems(topic));
+    if (topicStems.size === 0) return;
+    const best = new Map<number, { hit: SearchHit; rank: number }>();
+    for (const r of ranked) if (!best.has(r.hit.documentId)) best.set(r.hit.documentId, r);
+    for (const [documentId, top] of best) {
+      if (!namesTopic(top.hit, topicStems)) continue;
+      const lead = this.stmt.leadChunk.get(documentId, projectId);
+      if (!lead) continue;
+      const rank = top.rank * (1 + TOPIC_LEAD_MARGIN);
+      const present = ranked.find((r) => r.hit.chunkId === lead.id);
+      if (present) {
+        present.rank = Math.max(present.rank, rank);
+        continue;
+      }
+      const headingPath = JSON.parse(lead.heading_path) as string[];
+      const passage = `${lead.title}\n${headingPath.join('\n')}\n${lead.content}`;
+      const raw = this.termScoresOf(projectId, plan.mainTerms, [lead.id]).get(lead.id) ?? 0;
+      const found = stemsFound(plan.weights, passage);
+      const hit = toHit(lead, lexicalRelevance(raw, coverageOf(plan.weights, found)), headingPath);
+      ranked.push({ hit, rank });
+    }
   }
 
   /**
@@ -791,6 +839,28 @@ export class SqliteChunkIndex implements ChunkStore {
     this.stmt.deleteChunksOfSource.run(sourceId);
     this.stmt.deleteDocumentsOfSource.run(sourceId);
   }
+}
+
+/**
+ * Whether a hit's page is the topic's own: its title, the last segment of its link (without
+ * extension) or its top heading has exactly the topic's stems ("Reference/Decorators.md" and
+ * "Decorators" for "decorators"), not merely among others ("Decorators and Encapsulation").
+ */
+export function namesTopic(
+  hit: Pick<SearchHit, 'title' | 'link' | 'headingPath'>,
+  topicStems: Set<string>,
+): boolean {
+  const lastSegment = (text: string): string =>
+    (text.split(/[?#]/)[0] ?? '')
+      .replace(/\/+$/, '')
+      .split('/')
+      .pop()
+      ?.replace(/\.\w+$/, '') ?? '';
+  for (const name of [lastSegment(hit.title), lastSegment(hit.link), hit.title, hit.headingPath[0] ?? '']) {
+    const stems = queryStems(name.replace(/[-_]+/g, ' '));
+    if (stems.length === topicStems.size && stems.every((s) => topicStems.has(s))) return true;
+  }
+  return false;
 }
 
 /**

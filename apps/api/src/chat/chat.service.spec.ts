@@ -248,4 +248,15 @@ describe(searchQuestion.name, () => {
       context: undefined,
     });
   });
+
+  it("names a definition question's topic, so retrieval can find the opening of the topic's page", () => {
+    expect(searchQuestion('What do decorators do?', 'What do decorators do?', [])).toEqual({
+      question: 'What do decorators do?',
+      context: undefined,
+      topic: 'decorators',
+    });
+    expect(
+      searchQuestion('How do I register a plugin?', 'How do I register a plugin?', []),
+    ).not.toHaveProperty('topic');
+  });
 });

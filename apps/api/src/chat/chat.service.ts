@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { condenseFollowUp, followUpContext } from '@kbqa/answer';
+import { analyzeQuestion, condenseFollowUp, followUpContext } from '@kbqa/answer';
 import {
   type AnswerGenerator,
   type AnswerToolEvent,
@@ -153,11 +153,19 @@ export function searchQuestion(
   question: string,
   standalone: string,
   history: HistoryTurn[],
-): { question: string; context?: string } {
+): { question: string; context?: string; topic?: string } {
   const rewritten =
     standalone.trim() !== question.trim() && standalone !== condenseFollowUp(question, history);
-  if (rewritten) return { question: standalone };
-  return { question: question.trim(), context: followUpContext(question, history) };
+  const searched = rewritten ? standalone : question.trim();
+  // A definition's topic points retrieval at the opening of the topic's own page (SearchQuery.topic).
+  const shape = analyzeQuestion(searched);
+  const topic = shape.type === 'definition' ? shape.topic : undefined;
+  if (rewritten) return { question: standalone, ...(topic ? { topic } : {}) };
+  return {
+    question: question.trim(),
+    context: followUpContext(question, history),
+    ...(topic ? { topic } : {}),
+  };
 }
 
 /**

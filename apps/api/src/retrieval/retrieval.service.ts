@@ -11,6 +11,8 @@ export interface RetrieveRequest {
   question: string;
   /** Lower-weight topic terms (SearchQuery.context), e.g. the conversation's for a follow-up. */
   context?: string;
+  /** What a definition question asks about (SearchQuery.topic). */
+  topic?: string;
   topK: number;
   filters: MetadataCondition[];
   /** Drops hits scoring below it; 1 drops all (SPEC.md). */
@@ -44,6 +46,7 @@ export class RetrievalService {
       projectId: request.projectId,
       text: request.question,
       context: request.context,
+      topic: request.topic,
       vector,
       // The reranker reads its `top` candidates even when fewer results are wanted.
       topK: rerank ? Math.max(request.topK, rerank.top) : request.topK,

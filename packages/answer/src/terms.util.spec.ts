@@ -1,0 +1,19 @@
+import { stem, terms } from './terms.util';
+
+describe(stem.name, () => {
+  it('reduces plurals and verb forms to one stem', () => {
+    expect(stem('plugins')).toBe(stem('plugin'));
+    expect(stem('registering')).toBe(stem('register'));
+  });
+
+  it('reads the plural of a number or status code as the number', () => {
+    expect(stem('404s')).toBe('404');
+    expect(stem('5xxs')).toBe('5xx');
+    expect(terms('what about 404s?')).toContain('404');
+  });
+
+  it('keeps other words with digits whole', () => {
+    expect(stem('http2')).toBe('http2');
+    expect(stem('v4')).toBe('v4');
+  });
+});

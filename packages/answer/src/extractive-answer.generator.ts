@@ -444,9 +444,15 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const sectionCounts = new Map<string, number>();
       const all = new Set(terms(source.title));
       const units = splitMarkdownUnits(cleanMarkup(source.content));
+      // A section's units share its heading: its terms are read once.
+      const headings = new Map<string, Set<string>>();
       for (const unit of units) {
         const unitTerms = terms(unit.text);
-        const headingTerms = new Set(terms(`${unit.heading} ${source.title}`));
+        let headingTerms = headings.get(unit.heading);
+        if (!headingTerms) {
+          headingTerms = new Set(terms(`${unit.heading} ${source.title}`));
+          headings.set(unit.heading, headingTerms);
+        }
         for (const t of unitTerms) all.add(t);
         for (const t of headingTerms) all.add(t);
         const sectionIndex = sectionCounts.get(unit.heading) ?? 0;

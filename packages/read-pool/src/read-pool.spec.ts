@@ -154,6 +154,31 @@ describe(ReadPool.name, () => {
     expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
   });
 
+  it('passes each term score list a worker loads to the others, which then hold the same entries', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
+    expect((await pool.stats()).map((s) => s.termCacheEntries)).toEqual([0, 0]);
+    // One search at a time goes to the first worker: only it loads the lists.
+    const own = await index.search(query('How do I add a hook to the request lifecycle?'));
+    expect(await pool.search(query('How do I add a hook to the request lifecycle?'))).toEqual(own);
+    const deadline = Date.now() + 5_000;
+    let entries = (await pool.stats()).map((s) => s.termCacheEntries);
+    while (entries[1] !== entries[0] && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      entries = (await pool.stats()).map((s) => s.termCacheEntries);
+    }
+    expect(entries[0]).toBeGreaterThan(0);
+    expect(entries[1]).toBe(entries[0]);
+    // A write moves the generation: the adopted lists are dropped on the next search, and the
+    // second worker answers from fresh ones, like the store in process.
+    put('extra', chunks('reference/hooks.md').slice(0, 2));
+    const two = await Promise.all([
+      pool.search(query('hook lifecycle')),
+      pool.search(query('hook lifecycle')),
+    ]);
+    const fresh = await index.search(query('hook lifecycle'));
+    expect(two).toEqual([fresh, fresh]);
+  });
+
   describe('checkpoints on a thread of their own', () => {
     /**
      * Writes 40 commits of about 64 KB on the service connection with its own checkpoints off,

@@ -2,7 +2,15 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ExtractiveAnswerGenerator, type ExtractiveAnswerGeneratorOptions } from '@kbqa/answer';
 import { type AnswerSource, KbqaError, type SearchHit, type SearchQuery } from '@kbqa/core';
-import type { CheckpointWorkerData, ReadReply, ReadRequest, ReadResults, ReadWorkerData } from './protocol';
+import type {
+  AdoptMessage,
+  CheckpointWorkerData,
+  ReadReply,
+  ReadRequest,
+  ReadResults,
+  ReadWorkerData,
+  ReadWorkerStats,
+} from './protocol';
 
 /**
  * The compiled worker. From dist this is its own folder; from src (ts-jest) it is the build next
@@ -105,6 +113,11 @@ export class ReadPool {
     return this.send('compose', { op: 'compose', question, sources: plain, context });
   }
 
+  /** What each live worker tells of itself, in pool order. */
+  stats(): Promise<ReadWorkerStats[]> {
+    return Promise.all(this.workers.map((w) => this.sendTo(w, 'stats', { op: 'stats' })));
+  }
+
   /** Ends every worker (each closes its connection first); pending requests fail. */
   async close(): Promise<void> {
     this.closing = true;
@@ -135,6 +148,14 @@ export class ReadPool {
     if (this.closing) return Promise.reject(new KbqaError('ABORTED', 'the read pool closed'));
     const worker = this.leastBusy();
     if (!worker) return Promise.reject(new KbqaError('INTERNAL', 'the read pool has no worker'));
+    return this.sendTo(worker, op, request);
+  }
+
+  private sendTo<K extends keyof ReadResults>(
+    worker: ReadWorker,
+    _op: K,
+    request: Request,
+  ): Promise<ReadResults[K]> {
     const id = this.nextId++;
     return new Promise<ReadResults[K]>((resolve, reject) => {
       worker.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -162,6 +183,13 @@ export class ReadPool {
           ready = true;
           this.workers.push(worker);
           resolve();
+          return;
+        }
+        if (reply.type === 'list') {
+          // The list's memory is shared: passing it on copies no entries.
+          const { type: _type, ...list } = reply;
+          const message: AdoptMessage = { op: 'list', ...list };
+          for (const other of this.workers) if (other !== worker) other.thread.postMessage(message);
           return;
         }
         const id = reply.type === 'result' || reply.id !== undefined ? reply.id : undefined;

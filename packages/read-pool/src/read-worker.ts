@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ExtractiveAnswerGenerator } from '@kbqa/answer';
 import { KbqaError } from '@kbqa/core';
 import { openReadConnection, SqliteChunkIndex } from '@kbqa/store-sqlite';
-import type { CloseMessage, ReadReply, ReadRequest, ReadWorkerData } from './protocol';
+import type { AdoptMessage, CloseMessage, ReadReply, ReadRequest, ReadWorkerData } from './protocol';
 
 /**
  * One read worker: its own read-only connection (WAL: it reads while the service's connection
@@ -18,16 +18,25 @@ function main(): void {
   let index: SqliteChunkIndex;
   try {
     db = openReadConnection({ file: data.file, busyTimeoutMs: data.busyTimeoutMs });
-    index = new SqliteChunkIndex(db);
+    // Each list it loads goes to the other workers (through the pool), so a word's list is read
+    // from FTS5 once for the pool, not once per worker.
+    index = new SqliteChunkIndex(db, undefined, {
+      onTermList: (key, generation, list) =>
+        send({ type: 'list', key, generation, ids: list.ids, scores: list.scores }),
+    });
   } catch (e) {
     send({ type: 'error', error: KbqaError.from(e).toJSON() });
     return;
   }
   const generator = new ExtractiveAnswerGenerator(data.extractive);
-  port.on('message', (message: ReadRequest | CloseMessage) => {
+  port.on('message', (message: ReadRequest | CloseMessage | AdoptMessage) => {
     if (message.op === 'close') {
       db.close();
       port.close();
+      return;
+    }
+    if (message.op === 'list') {
+      index.adoptTermList(message.key, message.generation, { ids: message.ids, scores: message.scores });
       return;
     }
     // The store's search is synchronous on SQLite (its promise is already settled).
@@ -44,6 +53,8 @@ function main(): void {
         return index.search(request.query);
       case 'compose':
         return Promise.resolve(generator.composePieces(request.question, request.sources, request.context));
+      case 'stats':
+        return Promise.resolve({ termCacheEntries: index.termCacheEntries });
     }
   }
 }

@@ -42,7 +42,6 @@ const UNSCOPED_SLACK = 20;
 const PRUNE_FROM_ROWS = 20_000;
 /** A term in at least this share of chunks is "common" (BM25 gives it little weight anyway). */
 const COMMON_TERM_SHARE = 0.1;
-const INDEX_SIZE_TTL_MS = 5_000;
 const MAX_CACHED_IDFS = 10_000;
 
 /** BM25 column weights: title, heading path, body prose, body code (see FTS_COLUMNS). */
@@ -90,6 +89,11 @@ export interface SqliteChunkIndexOptions {
    * every matching row (see term-scores.ts), in chunk entries of 12 bytes; 0 turns them off.
    */
   termCacheEntries?: number;
+  /**
+   * Told of each term score list this index loaded (in shared memory), so that other indexes on
+   * the same database, on other threads, take it with {@link SqliteChunkIndex.adoptTermList}.
+   */
+  onTermList?: (key: string, generation: number, list: TermScores) => void;
 }
 
 /**
@@ -113,7 +117,7 @@ export class SqliteChunkIndex implements ChunkStore {
     this.stmt = this.prepare();
     this.vectors = vectors ?? new SqliteVectorIndex(db);
     const entries = options.termCacheEntries ?? DEFAULT_TERM_CACHE_ENTRIES;
-    this.termCache = entries > 0 ? new TermScoreCache(entries) : undefined;
+    this.termCache = entries > 0 ? new TermScoreCache(entries, options.onTermList) : undefined;
     this.hybridDeps = {
       db,
       vectors: this.vectors,
@@ -522,6 +526,16 @@ export class SqliteChunkIndex implements ChunkStore {
     return rows;
   }
 
+  /** Takes a term score list another index on this database loaded (SqliteChunkIndexOptions.onTermList). */
+  adoptTermList(key: string, generation: number, list: TermScores): void {
+    this.termCache?.adopt(key, generation, list);
+  }
+
+  /** Chunk entries held by the term score lists (0 without them). */
+  get termCacheEntries(): number {
+    return this.termCache?.size ?? 0;
+  }
+
   /**
    * BM25 of given chunks under the OR of `terms` (absent: no match): from the terms' score lists
    * when they are kept, else by FTS5 ({@link rawScores}).
@@ -704,20 +718,20 @@ export class SqliteChunkIndex implements ChunkStore {
     return this.rankedRows(scoped, filter, limit);
   }
 
-  /** The share of the index's chunks in one project, re-counted at most every INDEX_SIZE_TTL_MS. */
+  /** The share of the index's chunks in one project, re-counted after any chunk changed. */
   private projectShare(projectId: number): number {
     const rows = this.indexRows();
     if (rows < PRUNE_FROM_ROWS) return 0;
-    const now = Date.now();
+    const generation = this.indexSize.generation;
     let cached = this.projectRows.get(projectId);
-    if (!cached || now - cached.at > INDEX_SIZE_TTL_MS) {
-      cached = { n: this.stmt.countChunks.get(projectId)?.n ?? 0, at: now };
+    if (!cached || cached.generation !== generation) {
+      cached = { n: this.stmt.countChunks.get(projectId)?.n ?? 0, generation };
       this.projectRows.set(projectId, cached);
     }
     return cached.n / rows;
   }
 
-  private projectRows = new Map<number, { n: number; at: number }>();
+  private projectRows = new Map<number, { n: number; generation: number }>();
 
   /**
    * BM25 of given chunks (all of the project) under a MATCH expression (absent: no match). One
@@ -767,9 +781,9 @@ export class SqliteChunkIndex implements ChunkStore {
   private idfs(stems: string[]): (stem: string) => number {
     const rows = this.indexRows();
     // The vocab table walks a word's posting list (1.6 ms for a word on most of 105k chunks), so
-    // idfs are kept as long as the row count is: words repeat across questions, and their
-    // frequencies barely move between two counts.
-    if (this.idfCache.rows !== rows) this.idfCache = { rows, idf: new Map() };
+    // idfs are kept until a chunk changes: words repeat across questions.
+    const generation = this.indexSize.generation;
+    if (this.idfCache.generation !== generation) this.idfCache = { generation, idf: new Map() };
     const cache = this.idfCache.idf;
     if (!this.vocab) {
       this.db.exec(
@@ -788,17 +802,20 @@ export class SqliteChunkIndex implements ChunkStore {
     return (s) => cache.get(s) ?? IDF_FLOOR;
   }
 
-  private idfCache = { rows: -1, idf: new Map<string, number>() };
+  private idfCache = { generation: -1, idf: new Map<string, number>() };
   private vocab: BetterSqlite3.Statement<[string], { doc: number }> | undefined;
 
-  private indexSize = { rows: 0, at: 0 };
+  private indexSize = { rows: 0, generation: -1 };
 
-  /** Chunks in the whole index, re-counted at most every INDEX_SIZE_TTL_MS. */
+  /**
+   * Chunks in the whole index, re-counted when the chunk table's change counter (chunk_generation,
+   * one indexed read) has moved since the last count: a count walks an index of every chunk.
+   */
   private indexRows(): number {
-    const now = Date.now();
-    if (now - this.indexSize.at > INDEX_SIZE_TTL_MS) {
-      this.indexSize = { rows: this.stmt.countAllChunks.get()?.n ?? 0, at: now };
-      // The pruning counts are as old as the row count they are compared with, no older.
+    const generation = this.stmt.generation.get()?.n ?? 0;
+    if (generation !== this.indexSize.generation) {
+      this.indexSize = { rows: this.stmt.countAllChunks.get()?.n ?? 0, generation };
+      // The pruning counts and idfs are as old as the row count, no older.
       this.termCounts = new Map();
     }
     return this.indexSize.rows;

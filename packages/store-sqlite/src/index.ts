@@ -9,3 +9,4 @@ export * from './time';
 export * from './hybrid';
 export * from './vector-index';
 export { splitProseAndCode, type FtsBody } from './fts-document';
+export type { TermScores } from './term-scores';

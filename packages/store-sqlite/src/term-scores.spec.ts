@@ -99,6 +99,53 @@ describe(TermScoreCache.name, () => {
   });
 });
 
+describe('term score lists shared between caches', () => {
+  it('lets another cache at the same generation adopt a loaded list, in shared memory, and no other', () => {
+    const other = new TermScoreCache();
+    const told: Array<[string, number]> = [];
+    const cache = new TermScoreCache(100, (key, generation, list) => {
+      told.push([key, generation]);
+      other.adopt(key, generation, list);
+    });
+    const list = termScores([
+      { id: 3, score: 0.5 },
+      { id: 1, score: 0.25 },
+    ]);
+    expect(list.ids.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect([...list.ids]).toEqual([1, 3]);
+    other.sync(4);
+    cache.sync(4);
+    cache.get('a', () => list);
+    expect(told).toEqual([['a', 4]]);
+    const adopted = other.get('a', () => {
+      throw new Error('loaded again');
+    });
+    expect(adopted.scores).toBe(list.scores);
+    // A list of an older generation is not taken.
+    other.sync(5);
+    cache.get('b', () => list);
+    expect(told).toEqual([
+      ['a', 4],
+      ['b', 4],
+    ]);
+    let loads = 0;
+    other.get('b', () => (loads++, list));
+    expect(loads).toBe(1);
+    // One of a newer generation replaces what the cache held, and is kept.
+    other.adopt('c', 6, list);
+    other.sync(6);
+    other.get('c', () => (loads++, list));
+    other.get('b', () => (loads++, list));
+    expect(loads).toBe(2);
+    // A cache that never searched takes lists too.
+    const fresh = new TermScoreCache();
+    fresh.adopt('d', 7, list);
+    fresh.sync(7);
+    fresh.get('d', () => (loads++, list));
+    expect(loads).toBe(2);
+  });
+});
+
 /** A small documentation-like corpus over a narrow vocabulary, so common words repeat. */
 function corpus(seed: number, chunks: number): ChunkDraft[][] {
   const words = (

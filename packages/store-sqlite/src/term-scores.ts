@@ -26,9 +26,16 @@ export class TermScoreCache {
   private readonly lists = new Map<string, TermScores>();
   private entries = 0;
 
-  constructor(readonly maxEntries = DEFAULT_TERM_CACHE_ENTRIES) {}
+  /**
+   * @param onLoad told of each list this cache loaded, with the generation it belongs to, so that
+   *   other caches of the same index (other threads) can {@link adopt} it instead of loading it.
+   */
+  constructor(
+    readonly maxEntries = DEFAULT_TERM_CACHE_ENTRIES,
+    private readonly onLoad?: (key: string, generation: number, list: TermScores) => void,
+  ) {}
 
-  /** Empties the cache when `generation` is not the one it was filled at. */
+  /** Empties the cache when `generation` (a counter that only rises) is not the one it was filled at. */
   sync(generation: number): void {
     if (generation === this.generation) return;
     this.generation = generation;
@@ -46,7 +53,23 @@ export class TermScoreCache {
       return hit;
     }
     const list = load();
-    if (list.ids.length > this.maxEntries) return list;
+    this.keep(key, list);
+    if (this.generation !== undefined) this.onLoad?.(key, this.generation, list);
+    return list;
+  }
+
+  /**
+   * A list loaded elsewhere at `generation`. The counter only rises, so a newer one means this
+   * cache's lists are stale (dropped, as a search would); an older one is stale itself.
+   */
+  adopt(key: string, generation: number, list: TermScores): void {
+    if (this.generation !== undefined && generation < this.generation) return;
+    this.sync(generation);
+    if (!this.lists.has(key)) this.keep(key, list);
+  }
+
+  private keep(key: string, list: TermScores): void {
+    if (list.ids.length > this.maxEntries) return;
     for (const [oldest, old] of this.lists) {
       if (this.entries + list.ids.length <= this.maxEntries) break;
       this.lists.delete(oldest);
@@ -54,7 +77,6 @@ export class TermScoreCache {
     }
     this.lists.set(key, list);
     this.entries += list.ids.length;
-    return list;
   }
 
   get size(): number {
@@ -67,8 +89,9 @@ export function termScores(rows: ReadonlyArray<{ id: number; score: number }>): 
   const sorted = rows.every((r, i) => i === 0 || rows[i - 1]!.id < r.id)
     ? rows
     : [...rows].sort((a, b) => a.id - b.id);
-  const ids = new Int32Array(sorted.length);
-  const scores = new Float64Array(sorted.length);
+  // Shared memory: another thread's cache adopts the list without a copy.
+  const ids = new Int32Array(new SharedArrayBuffer(4 * sorted.length));
+  const scores = new Float64Array(new SharedArrayBuffer(8 * sorted.length));
   sorted.forEach((r, i) => {
     ids[i] = r.id;
     scores[i] = r.score;

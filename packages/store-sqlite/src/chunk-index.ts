@@ -189,9 +189,12 @@ export class SqliteChunkIndex implements ChunkStore {
       ),
       countAllChunks: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunks'),
       generation: db.prepare<[], { n: number }>('SELECT n FROM chunk_generation WHERE id = 1'),
-      termRows: db.prepare<[string], { id: number; score: number }>(
-        `SELECT rowid AS id, -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) AS score FROM chunks_fts WHERE chunks_fts MATCH ?`,
-      ),
+      // Arrays, not row objects: a common word's list has tens of thousands of rows.
+      termRows: db
+        .prepare<[string], [number, number]>(
+          `SELECT rowid, -bm25(chunks_fts, ${FTS_WEIGHTS.join(', ')}) FROM chunks_fts WHERE chunks_fts MATCH ?`,
+        )
+        .raw(),
       hitRows: db.prepare<[string], HitRow>(
         `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id
          WHERE c.id IN (SELECT value FROM json_each(?))`,

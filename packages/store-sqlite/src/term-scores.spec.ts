@@ -36,12 +36,12 @@ describe(ScoreAccumulator.name, () => {
   it('sums lists per id in list order and forgets the previous sum on begin', () => {
     const acc = new ScoreAccumulator();
     const a = termScores([
-      { id: 4, score: 0.1 },
-      { id: 2, score: 0.2 },
+      [4, 0.1],
+      [2, 0.2],
     ]);
     const b = termScores([
-      { id: 4, score: 0.7 },
-      { id: 9, score: 1 },
+      [4, 0.7],
+      [9, 1],
     ]);
     acc.begin(9);
     acc.add(a);
@@ -54,7 +54,7 @@ describe(ScoreAccumulator.name, () => {
     expect([...acc.touched]).toEqual([]);
     expect(acc.has(4)).toBe(false);
     // More ids than its first buffer holds.
-    const many = termScores(Array.from({ length: 5000 }, (_, i) => ({ id: i, score: i % 7 })));
+    const many = termScores(Array.from({ length: 5000 }, (_, i) => [i, i % 7]));
     acc.begin(5000);
     acc.add(many);
     acc.add(many);
@@ -66,7 +66,7 @@ describe(ScoreAccumulator.name, () => {
 });
 
 describe(TermScoreCache.name, () => {
-  const list = (n: number) => termScores(Array.from({ length: n }, (_, i) => ({ id: i, score: 1 })));
+  const list = (n: number) => termScores(Array.from({ length: n }, (_, i) => [i, 1]));
 
   it('drops the least recently used lists past its bound, and everything when the generation moves', () => {
     const cache = new TermScoreCache(10);
@@ -108,8 +108,8 @@ describe('term score lists shared between caches', () => {
       other.adopt(key, generation, list);
     });
     const list = termScores([
-      { id: 3, score: 0.5 },
-      { id: 1, score: 0.25 },
+      [3, 0.5],
+      [1, 0.25],
     ]);
     expect(list.ids.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect([...list.ids]).toEqual([1, 3]);

@@ -84,17 +84,17 @@ export class TermScoreCache {
   }
 }
 
-/** Term scores from rows of (id, score) in any order. */
-export function termScores(rows: ReadonlyArray<{ id: number; score: number }>): TermScores {
-  const sorted = rows.every((r, i) => i === 0 || rows[i - 1]!.id < r.id)
+/** Term scores from rows of [id, score] in any order. */
+export function termScores(rows: ReadonlyArray<readonly [id: number, score: number]>): TermScores {
+  const sorted = rows.every((r, i) => i === 0 || rows[i - 1]![0] < r[0])
     ? rows
-    : [...rows].sort((a, b) => a.id - b.id);
+    : [...rows].sort((a, b) => a[0] - b[0]);
   // Shared memory: another thread's cache adopts the list without a copy.
   const ids = new Int32Array(new SharedArrayBuffer(4 * sorted.length));
   const scores = new Float64Array(new SharedArrayBuffer(8 * sorted.length));
-  sorted.forEach((r, i) => {
-    ids[i] = r.id;
-    scores[i] = r.score;
+  sorted.forEach(([id, score], i) => {
+    ids[i] = id;
+    scores[i] = score;
   });
   return { ids, scores };
 }

@@ -1,3 +1,4 @@
+import { type PostingList, PostingsCache } from './postings-cache';
 import { tsQueryOf, searchText } from './text-search';
 import type { Queryable } from './vector-store';
 
@@ -58,11 +59,21 @@ export class Bm25Ranker {
   private stats = { rows: 0, avgLength: 0, at: 0 };
   private dfs = { rows: -1, n: new Map<string, number>() };
   private postings = { rows: -1, n: new Map<string, number>() };
+  private readonly cache: PostingsCache | undefined;
+  /**
+   * Lexemes of each term text as kbqa_english stems it (a configuration migration 1 fixes, so
+   * they never change): one round trip a question fewer.
+   */
+  private readonly lexemesOf = new Map<string, string[]>();
 
+  /** `cachedPostings`: postings held in the process (see {@link PostingsCache}); 0 sums in SQL. */
   constructor(
     private readonly db: Queryable,
     private readonly pruneAbove = PRUNE_ABOVE_POSTINGS,
-  ) {}
+    cachedPostings?: number,
+  ) {
+    this.cache = cachedPostings === 0 ? undefined : new PostingsCache(db, cachedPostings);
+  }
 
   /**
    * BM25 of every chunk that `scope` selects and that matches `match` (a tsquery), by chunk id.
@@ -91,6 +102,12 @@ export class Bm25Ranker {
     const prepared = await this.prepare(terms);
     if (prepared.length === 0) return new Map();
     const want = limit * CANDIDATE_FACTOR;
+    // A `where` filter reads the documents' metadata: that stays a query.
+    if (this.cache && !filter.sql) {
+      const lexemes = [...new Set(prepared.flatMap((t) => t.lexemes))];
+      const lists = await this.cache.lists(projectId, lexemes);
+      if (lists) return this.topFromLists(prepared, match, lists, want);
+    }
     const counts = await this.postingCounts(projectId, [...new Set(prepared.flatMap((t) => t.lexemes))]);
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     let rows: Array<{ id: number; score: number }>;
@@ -245,19 +262,85 @@ export class Bm25Ranker {
       [match, lexemes, phrases.map((p) => p.query), ...scope.params],
     );
     for (const r of rows) {
-      const norm = K1 * (1 - B + (B * r.doc_len) / (avgLength || 1));
+      out.set(
+        r.id,
+        exactScore(prepared, phrases, (l) => r.tfs[l] ?? 0, r.phrases, r.doc_len, avgLength),
+      );
+    }
+    return out;
+  }
+
+  /**
+   * {@link top} from postings held in the process: the same bounds as {@link bounds} summed
+   * here over every chunk holding a question word, then the best `want` scored exactly by
+   * {@link exactScore} from the same term frequencies the tsvectors give (the postings hold
+   * them exactly). The tsvectors are read only for what postings cannot tell: whether a phrase's
+   * words are adjacent, and, with context terms, whether a chunk matches the question's own.
+   */
+  private async topFromLists(
+    prepared: PreparedTerm[],
+    match: string,
+    lists: Map<string, PostingList>,
+    want: number,
+  ): Promise<Map<number, number>> {
+    const { avgLength } = await this.indexStats();
+    const avg = avgLength || 1;
+    const lexemes = [...lists.keys()];
+    const slot = new Map(lexemes.map((l, i) => [l, i]));
+    const weights = new Float64Array(lexemes.length);
+    const phrases = prepared.filter((t) => t.lexemes.length > 1);
+    for (const t of prepared)
+      if (t.lexemes.length === 1) weights[slot.get(t.lexemes[0]!)!]! += t.factor * t.idf;
+    const phraseSlots = phrases.map((t) =>
+      // As the SQL bound: a phrase repeating a word never counts (its distinct words fall short).
+      new Set(t.lexemes).size === t.lexemes.length ? t.lexemes.map((l) => slot.get(l)!) : undefined,
+    );
+    const table = mergePostings(lexemes.map((l) => lists.get(l)!));
+    const width = lexemes.length;
+    const scores = new Float64Array(table.ids.length);
+    for (let c = 0; c < table.ids.length; c++) {
+      const norm = K1 * (1 - B + (B * table.docLens[c]!) / avg);
       let score = 0;
-      for (const t of prepared) {
-        let tf: number;
-        if (t.lexemes.length === 1) {
-          tf = r.tfs[t.lexemes[0]!] ?? 0;
-        } else {
-          // A phrase's frequency is at most that of its rarest word; counted only where it matches.
-          tf = r.phrases[phrases.indexOf(t)] ? Math.min(...t.lexemes.map((l) => r.tfs[l] ?? 0)) : 0;
-        }
-        if (tf > 0) score += t.factor * t.idf * ((tf * (K1 + 1)) / (tf + norm));
+      for (let i = 0; i < width; i++) {
+        const tf = table.tfs[c * width + i]!;
+        if (tf > 0 && weights[i]! > 0) score += (weights[i]! * tf * (K1 + 1)) / (tf + norm);
       }
-      out.set(r.id, score);
+      phrases.forEach((t, p) => {
+        const slots = phraseSlots[p];
+        if (!slots) return;
+        let tf = Infinity;
+        for (const i of slots) tf = Math.min(tf, table.tfs[c * width + i]!);
+        if (tf > 0) score += (t.factor * t.idf * tf * (K1 + 1)) / (tf + norm);
+      });
+      scores[c] = score;
+    }
+    // The `want` best, ties by id: only the chunks at or above the want-th best score are sorted.
+    const floor = kthLargest(scores, want);
+    const best: number[] = [];
+    for (let c = 0; c < scores.length; c++) if (scores[c]! >= floor) best.push(c);
+    best.sort((a, b) => scores[b]! - scores[a]! || table.ids[a]! - table.ids[b]!);
+    const top = best.slice(0, want).map((c) => table.ids[c]!);
+    const row = new Map(best.slice(0, want).map((c) => [table.ids[c]!, c]));
+    const out = new Map<number, number>();
+    if (top.length === 0) return out;
+    // Without phrases or context terms, every chunk holding a term's word matches the question.
+    let checked: Map<number, boolean[]> | undefined;
+    if (phrases.length > 0 || prepared.some((t) => t.factor !== 1)) {
+      const { rows } = await this.db.query<{ id: number; phrases: boolean[] }>(
+        `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main)
+         SELECT c.id, ARRAY(SELECT c.tsv @@ to_tsquery('kbqa_english', p)
+                            FROM unnest($2::text[]) WITH ORDINALITY AS t (p, i) ORDER BY i) AS phrases
+         FROM q, chunks c WHERE c.id = ANY($3::int[]) AND c.tsv @@ q.main`,
+        [match, phrases.map((p) => p.query), top],
+      );
+      checked = new Map(rows.map((r) => [r.id, r.phrases]));
+    }
+    for (const id of top) {
+      const matched = checked ? checked.get(id) : [];
+      if (!matched) continue;
+      const c = row.get(id)!;
+      const tf = (l: string): number => table.tfs[c * width + slot.get(l)!]!;
+      out.set(id, exactScore(prepared, phrases, tf, matched, table.docLens[c]!, avgLength));
     }
     return out;
   }
@@ -265,13 +348,18 @@ export class Bm25Ranker {
   /** Lexemes (as the index stems them), tsquery and idf of each term; stop-word-only terms drop out. */
   private async prepare(terms: RankTerm[]): Promise<PreparedTerm[]> {
     if (terms.length === 0) return [];
-    const { rows } = await this.db.query<{ i: string; lexemes: string[] }>(
-      `SELECT i, tsvector_to_array(to_tsvector('kbqa_english', t)) AS lexemes
-       FROM unnest($1::text[]) WITH ORDINALITY AS x (t, i)`,
-      [terms.map((t) => searchText(t.term))],
-    );
-    const withLexemes = rows
-      .map((r) => ({ term: terms[Number(r.i) - 1]!, lexemes: r.lexemes }))
+    const texts = terms.map((t) => searchText(t.term));
+    const missing = [...new Set(texts.filter((t) => !this.lexemesOf.has(t)))];
+    if (missing.length > 0) {
+      const { rows } = await this.db.query<{ t: string; lexemes: string[] }>(
+        `SELECT t, tsvector_to_array(to_tsvector('kbqa_english', t)) AS lexemes FROM unnest($1::text[]) AS t`,
+        [missing],
+      );
+      if (this.lexemesOf.size + missing.length > MAX_CACHED_DFS) this.lexemesOf.clear();
+      for (const r of rows) this.lexemesOf.set(r.t, r.lexemes);
+    }
+    const withLexemes = terms
+      .map((term, i) => ({ term, lexemes: this.lexemesOf.get(texts[i]!) ?? [] }))
       .filter((t) => t.lexemes.length > 0)
       .map((t) => ({ factor: t.term.factor, query: tsQueryOf([t.term.term]) ?? '', lexemes: t.lexemes }));
     const df = await this.documentFrequencies(withLexemes.map((t) => t.query));
@@ -311,6 +399,107 @@ export class Bm25Ranker {
     }
     return { rows: this.stats.rows, avgLength: this.stats.avgLength };
   }
+}
+
+/** The k-th largest value (-Infinity when there are fewer): a min-heap of the k best seen. */
+function kthLargest(values: Float64Array, k: number): number {
+  if (k <= 0 || values.length < k) return -Infinity;
+  const heap = new Float64Array(k);
+  let size = 0;
+  const down = (i: number): void => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < size && heap[l]! < heap[m]!) m = l;
+      if (r < size && heap[r]! < heap[m]!) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (const v of values) {
+    if (size < k) {
+      let i = size++;
+      heap[i] = v;
+      while (i > 0 && heap[(i - 1) >> 1]! > heap[i]!) {
+        const parent = (i - 1) >> 1;
+        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        i = parent;
+      }
+    } else if (v > heap[0]!) {
+      heap[0] = v;
+      down(0);
+    }
+  }
+  return heap[0]!;
+}
+
+/**
+ * The chunks of several posting lists (each by ascending chunk id) merged into one table: chunk
+ * ids ascending, each chunk's length, and its tf in list `i` at `tfs[row * lists + i]` (0 where
+ * the list does not hold it).
+ */
+function mergePostings(lists: PostingList[]): { ids: Int32Array; docLens: Int32Array; tfs: Float64Array } {
+  const width = lists.length;
+  const at = new Int32Array(width);
+  const most = lists.reduce((n, l) => n + l.chunkIds.length, 0);
+  const ids = new Int32Array(most);
+  const docLens = new Int32Array(most);
+  const tfs = new Float64Array(most * width);
+  let rows = 0;
+  for (;;) {
+    let next = Infinity;
+    for (let i = 0; i < width; i++) {
+      const list = lists[i]!;
+      if (at[i]! < list.chunkIds.length) next = Math.min(next, list.chunkIds[at[i]!]!);
+    }
+    if (next === Infinity) break;
+    ids[rows] = next;
+    for (let i = 0; i < width; i++) {
+      const list = lists[i]!;
+      const j = at[i]!;
+      if (j < list.chunkIds.length && list.chunkIds[j] === next) {
+        docLens[rows] = list.docLens[j]!;
+        tfs[rows * width + i] = list.tfs[j]!;
+        at[i] = j + 1;
+      }
+    }
+    rows++;
+  }
+  return {
+    ids: ids.subarray(0, rows),
+    docLens: docLens.subarray(0, rows),
+    tfs: tfs.subarray(0, rows * width),
+  };
+}
+
+/**
+ * A chunk's BM25 from its term frequencies (`tf` of a lexeme, 0 where absent) and, for each of
+ * `phrases` in order, whether the chunk matches it (its words adjacent). One function for both
+ * ways of reading them, so both give the same number to the last bit.
+ */
+function exactScore(
+  prepared: PreparedTerm[],
+  phrases: PreparedTerm[],
+  tf: (lexeme: string) => number,
+  phraseMatches: boolean[],
+  docLen: number,
+  avgLength: number,
+): number {
+  const norm = K1 * (1 - B + (B * docLen) / (avgLength || 1));
+  let score = 0;
+  for (const t of prepared) {
+    // A phrase's frequency is at most that of its rarest word; counted only where it matches.
+    const f =
+      t.lexemes.length === 1
+        ? tf(t.lexemes[0]!)
+        : phraseMatches[phrases.indexOf(t)]
+          ? Math.min(...t.lexemes.map(tf))
+          : 0;
+    if (f > 0) score += t.factor * t.idf * ((f * (K1 + 1)) / (f + norm));
+  }
+  return score;
 }
 
 /** Words of a chunk as BM25 counts its length: title, heading path and body. */

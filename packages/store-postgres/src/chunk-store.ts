@@ -27,7 +27,7 @@ import {
 } from '@kbqa/store-sqlite';
 import { Bm25Ranker, documentLength, type RankTerm } from './bm25';
 import { metadataWhereSql } from './metadata-filter';
-import { inTransaction, migrate, POSTINGS_SELECT } from './migrations';
+import { bumpGenerations, inTransaction, migrate, POSTINGS_SELECT } from './migrations';
 import { searchText, tsQueryOf } from './text-search';
 import { PostgresVectorStore, type Queryable } from './vector-store';
 
@@ -94,6 +94,12 @@ export interface PostgresChunkStoreOptions {
    * prunes, which tests use to compare both ways on small data.
    */
   pruneAbovePostings?: number;
+  /**
+   * Postings the process holds for lexical search (PostingsCache: BM25 summed here, not in
+   * PostgreSQL; default 2,000,000, about 24 MB); 0 sums every question in SQL, which tests use
+   * to compare both ways.
+   */
+  cachedPostings?: number;
 }
 
 /**
@@ -125,7 +131,7 @@ export class PostgresChunkStore implements ChunkStore {
     readonly vectors: PostgresVectorStore,
     options: PostgresChunkStoreOptions = {},
   ) {
-    this.bm25 = new Bm25Ranker(pool, options.pruneAbovePostings);
+    this.bm25 = new Bm25Ranker(pool, options.pruneAbovePostings, options.cachedPostings);
     this.ranking = options.ranking ?? 'bm25';
   }
 
@@ -148,6 +154,10 @@ export class PostgresChunkStore implements ChunkStore {
       );
       const results: ReplaceSourceResult[] = [];
       for (const input of inputs) results.push(await this.replaceSource(client, input));
+      await bumpGenerations(
+        client,
+        inputs.map((i) => i.projectId),
+      );
       return results;
     });
   }
@@ -232,17 +242,21 @@ export class PostgresChunkStore implements ChunkStore {
         ).rows[0];
       if (!row) return 0;
       await client.query('DELETE FROM sources WHERE id = $1', [row.id]);
+      await bumpGenerations(client, [projectId]);
       return 1;
     });
   }
 
   async deleteAllSources(projectId: number): Promise<number> {
     // Documents, chunks and vectors go with their source (ON DELETE CASCADE).
-    const { rowCount } = await this.pool.query(
-      "DELETE FROM sources WHERE project_id = $1 AND kind <> 'teach'",
-      [projectId],
-    );
-    return rowCount ?? 0;
+    return this.transaction(async (client) => {
+      const { rowCount } = await client.query(
+        "DELETE FROM sources WHERE project_id = $1 AND kind <> 'teach'",
+        [projectId],
+      );
+      if (rowCount) await bumpGenerations(client, [projectId]);
+      return rowCount ?? 0;
+    });
   }
 
   async listSources(projectId: number): Promise<SourceRecord[]> {
@@ -282,11 +296,14 @@ export class PostgresChunkStore implements ChunkStore {
 
   async deleteSourcesById(projectId: number, sourceIds: number[]): Promise<number> {
     if (sourceIds.length === 0) return 0;
-    const { rowCount } = await this.pool.query(
-      'DELETE FROM sources WHERE project_id = $1 AND id = ANY($2::int[])',
-      [projectId, sourceIds],
-    );
-    return rowCount ?? 0;
+    return this.transaction(async (client) => {
+      const { rowCount } = await client.query(
+        'DELETE FROM sources WHERE project_id = $1 AND id = ANY($2::int[])',
+        [projectId, sourceIds],
+      );
+      if (rowCount) await bumpGenerations(client, [projectId]);
+      return rowCount ?? 0;
+    });
   }
 
   async countIndexSources(projectId: number): Promise<Map<number, number>> {
@@ -558,6 +575,10 @@ async function insertChunks(
  */
 export async function insertChunksWithIds(client: PoolClient, chunks: Chunk[]): Promise<void> {
   await writeChunkRows(client, chunks, true);
+  await bumpGenerations(
+    client,
+    chunks.map((c) => c.projectId),
+  );
 }
 
 async function writeChunkRows(

@@ -6,3 +6,4 @@ export * from './vector-store';
 export * from './pool';
 export * from './request-records';
 export * from './copy-sqlite';
+export * from './postings-cache';

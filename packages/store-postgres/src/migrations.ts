@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { WEIGHT_SQL } from './bm25';
+import type { Queryable } from './vector-store';
 
 /**
  * One key for every kbqa process: whoever holds it migrates, the others wait and then find
@@ -234,7 +235,35 @@ export const MIGRATIONS: readonly Migration[] = [
        ${POSTINGS_SELECT} WHERE true GROUP BY c.id, u.lexeme`,
     ],
   },
+  {
+    id: 4,
+    name: 'index-generations',
+    statements: [
+      // A counter per project, raised in the same transaction as every write of its chunks, so an
+      // API process holding a project's postings in memory (PostingsCache) learns from one key
+      // lookup whether they are still those of the committed index. No row reads as 0.
+      `CREATE TABLE index_generations (
+        project_id integer PRIMARY KEY,
+        generation bigint NOT NULL)`,
+    ],
+  },
 ];
+
+/**
+ * Raises the generation of each project (see migration 4), in the caller's transaction: write
+ * it last, just before COMMIT, so concurrent writers of one project queue only for the commit.
+ * Projects are taken in id order, so two writers of the same projects cannot deadlock here.
+ */
+export async function bumpGenerations(db: Queryable, projectIds: Iterable<number>): Promise<void> {
+  const ids = [...new Set(projectIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return;
+  await db.query(
+    `INSERT INTO index_generations (project_id, generation)
+     SELECT p, 1 FROM unnest($1::int[]) AS p ORDER BY p
+     ON CONFLICT (project_id) DO UPDATE SET generation = index_generations.generation + 1`,
+    [ids],
+  );
+}
 
 /**
  * Applies pending migrations, each in its own transaction, holding a session advisory lock so

@@ -177,8 +177,9 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
 
   it('ranks the same with MaxScore pruning as when it scores every matching chunk', async () => {
     await fixture();
-    const full = await openPostgresChunkStore(pool);
-    const pruned = await openPostgresChunkStore(pool, { pruneAbovePostings: 0 });
+    // Both sum in SQL (no postings held in the process), once with pruning and once without.
+    const full = await openPostgresChunkStore(pool, { cachedPostings: 0 });
+    const pruned = await openPostgresChunkStore(pool, { pruneAbovePostings: 0, cachedPostings: 0 });
     const words = ['server', 'plugin', 'route', 'hook', 'schema', 'logger', 'reply', 'request', 'decorator'];
     const rare = ['bodyLimit', 'trustProxy', 'pluginTimeout', 'onRequest', 'maxParamLength'];
     // Every page names Fastify and the server (common words); some name a rare option too.
@@ -206,6 +207,91 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       const b = await pruned.search({ projectId: 1, text, topK: 10, mode: 'lexical' });
       expect(b.map((h) => [h.chunkId, h.score])).toEqual(a.map((h) => [h.chunkId, h.score]));
       expect(a.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('ranks the same from postings held in the process as from the SQL sum, to the last bit of each score', async () => {
+    await fixture();
+    const sql = await openPostgresChunkStore(pool, { cachedPostings: 0 });
+    const held = await openPostgresChunkStore(pool);
+    // Smaller than most lists: they are evicted at once or never held, and read again each time.
+    const tiny = await openPostgresChunkStore(pool, { cachedPostings: 5 });
+    const words = ['server', 'plugin', 'route', 'hook', 'schema', 'logger', 'reply', 'request', 'decorator'];
+    const pages = Array.from({ length: 60 }, (_, i) => {
+      const text =
+        `Fastify server page ${i} covers the ${words[i % words.length]} and the ${words[(i * 5) % words.length]}. ` +
+        (i % 4 === 0 ? 'Call reply.send with the payload. ' : 'The reply is sent later; send it once. ') +
+        (i % 7 === 0 ? 'Set bodyLimit on the server. ' : '');
+      return {
+        projectId: 1,
+        source: `s${i}`,
+        kind: 'documents' as const,
+        documents: [{ document: { source: `s${i}`, content: text }, chunks: [contractDraft(text)] }],
+      };
+    });
+    await sql.replaceSources(pages);
+    const queries = [
+      { text: 'how to use reply.send in a route hook' },
+      { text: 'fastify server bodyLimit' },
+      { text: 'schema logger decorator' },
+      // Context terms: a chunk holding only those does not match the question.
+      { text: 'what about the logger', context: 'reply.send in a plugin' },
+      { text: 'and the schema?', context: 'fastify server hook' },
+    ];
+    for (const q of queries) {
+      for (const topK of [3, 10]) {
+        const query = { projectId: 1, ...q, topK, mode: 'lexical' as const };
+        const expected = (await sql.search(query)).map((h) => [h.chunkId, h.score]);
+        expect(expected.length).toBeGreaterThan(0);
+        // Twice: the second search reads the lists held by the first.
+        for (const store of [held, held, tiny, tiny])
+          expect((await store.search(query)).map((h) => [h.chunkId, h.score])).toEqual(expected);
+      }
+    }
+  });
+
+  it("drops held postings when another process's write raises the project's generation", async () => {
+    await fixture();
+    // A second pool stands for another API process: its store holds its own lists.
+    const other = new Pool({ ...SERVER, database: scratch.name, max: 2 });
+    other.on('error', () => undefined);
+    try {
+      const reader = await openPostgresChunkStore(pool);
+      const writer = await openPostgresChunkStore(other);
+      const page = (source: string, text: string) => ({
+        projectId: 1,
+        source,
+        kind: 'documents' as const,
+        documents: [{ document: { source, content: text }, chunks: [contractDraft(text)] }],
+      });
+      await writer.replaceSources([
+        page('a', 'The logger writes one line per request.'),
+        page('b', 'Plugins register routes in their own scope.'),
+      ]);
+      const ask = async (text: string) =>
+        (await reader.search({ projectId: 1, text, topK: 5, mode: 'lexical' })).map((h) => h.source);
+      expect(await ask('logger line')).toEqual(['a']);
+      expect(await ask('serializer')).toEqual([]);
+      // The same number of chunks, other words: only the generation tells the reader.
+      await writer.replaceSources([page('a', 'The serializer turns a payload into a string.')]);
+      expect(await ask('logger line')).toEqual([]);
+      expect(await ask('serializer')).toEqual(['a']);
+      await writer.deleteSourcesById(1, [(await writer.listSources(1)).find((s) => s.source === 'b')!.id]);
+      expect(await ask('plugins routes scope')).toEqual([]);
+      await writer.replaceSources([page('c', 'Routes and plugins again.')]);
+      expect(await ask('plugins routes scope')).toEqual(['c']);
+      await writer.deleteSource(1, 'c');
+      expect(await ask('plugins routes scope')).toEqual([]);
+      await writer.replaceSources([page('d', 'A serializer for every route.')]);
+      expect((await ask('serializer')).sort()).toEqual(['a', 'd']);
+      await writer.deleteAllSources(1);
+      expect(await ask('serializer')).toEqual([]);
+      const { rows } = await pool.query<{ generation: string }>(
+        'SELECT generation FROM index_generations WHERE project_id = 1',
+      );
+      expect(Number(rows[0]!.generation)).toBeGreaterThan(0);
+    } finally {
+      await other.end();
     }
   });
 

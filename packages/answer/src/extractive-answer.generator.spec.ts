@@ -383,6 +383,25 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toMatch(/ℹ️|Note:|:::|<!--|markdownlint/);
     });
 
+    it('keeps the names of the entries listed after a chosen sentence that ends in a colon', async () => {
+      const content = [
+        '## Session',
+        '',
+        'The first argument of every handler is `Session`.',
+        '',
+        'Session is a core object holding the following fields:',
+        '',
+        '- `user` - The signed-in user, when there is one.',
+        '- `cart` - The items chosen so far. Items are kept for a day.',
+        '- `locale` - The language the pages are shown in.',
+        '- `expires` - When the session ends.',
+      ].join('\n');
+      const text = await answer('What is the Session object?', [page(1, 'Session', 'session', content)]);
+      expect(text).toContain(
+        'Session is a core object holding the following fields: `user`, `cart`, `locale`, `expires` [1].',
+      );
+    });
+
     it('answers "not covered" and lists the closest pages when the best passage covers little of the question', async () => {
       // Every word of the question is somewhere in the sources, but no one passage has much of it.
       const text = await answer('How do I rotate encryption keys?', [

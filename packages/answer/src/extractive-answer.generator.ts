@@ -238,7 +238,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = withInstruction(chosen, scored.candidates);
     if (context) chosen = ownWordsFirst(chosen);
-    return render(chosen);
+    return render(withListNames(chosen, scored.candidates));
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -767,6 +767,46 @@ function ownWordsFirst(chosen: Candidate[]): Candidate[] {
   if (!own) return chosen;
   const group = chosen.filter((c) => c.sourceIndex === own.sourceIndex);
   return [...group, ...chosen.filter((c) => c.sourceIndex !== own.sourceIndex)];
+}
+
+/** A list entry that opens with its name: "`query` - The parsed querystring", "`ip`: The IP address". */
+const NAMED_ENTRY = /^`([^`\n]{1,60})`\s*(?:[-\u2013\u2014:]|$)/;
+/** Most entry names quoted after a sentence that introduces a list. */
+const MAX_LIST_NAMES = 10;
+
+/**
+ * "Request is a core object containing the following fields:" says what the thing holds only
+ * through the list after it, which the answer's budget cuts after an entry or two. A chosen
+ * sentence ending in ":" followed by named entries ("`query` - …", "`body` - …") carries their
+ * names ("…the following fields: `query`, `body`, `params`, …"): the reader sees the whole list
+ * at the cost of one line.
+ */
+function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+  return chosen.map((c) => {
+    if (c.unit.kind !== 'sentence' || !c.unit.text.endsWith(':')) return c;
+    const names: string[] = [];
+    let lastBlock = c.unit.block;
+    let more = false;
+    for (const next of candidates) {
+      if (next.sourceIndex !== c.sourceIndex || next.unit.position <= c.unit.position) continue;
+      if (next.unit.kind !== 'sentence' || next.unit.heading !== c.unit.heading) break;
+      const name = NAMED_ENTRY.exec(next.unit.text)?.[1];
+      // A further sentence of the same entry ("Values are percent-decoded …") continues it.
+      if (!name) {
+        if (next.unit.block === lastBlock && names.length > 0) continue;
+        break;
+      }
+      if (names.length >= MAX_LIST_NAMES) {
+        more = true;
+        break;
+      }
+      names.push(`\`${name}\``);
+      lastBlock = next.unit.block;
+    }
+    if (names.length < 2) return c;
+    const text = `${c.unit.text} ${names.join(', ')}${more ? ', …' : ''}`;
+    return { ...c, unit: { ...c.unit, text } };
+  });
 }
 
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */

@@ -383,6 +383,26 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toMatch(/ℹ️|Note:|:::|<!--|markdownlint/);
     });
 
+    it('quotes a code block that sits among the chosen sentences, after the sentence introducing it', async () => {
+      const content = [
+        'The examples in this guide listen on the loopback address.',
+        'To reach the server from elsewhere, bind it to the wildcard address like so:',
+        '',
+        '```js',
+        "server.listen({ host: '0.0.0.0' })",
+        '```',
+        '',
+        'Similarly, `::1` makes the server accept only local connections. ' +
+          'Or `::` makes it accept connections from other machines over IPv6 too.',
+      ].join('\n');
+      const text = await answer('How do I make my server accept connections from other machines?', [
+        page(1, 'Listening', 'listen', content),
+      ]);
+      expect(text).toContain(
+        "bind it to the wildcard address like so [1]:\n\n```js\nserver.listen({ host: '0.0.0.0' })\n```",
+      );
+    });
+
     it('keeps the names of the entries listed after a chosen sentence that ends in a colon', async () => {
       const content = [
         '## Session',

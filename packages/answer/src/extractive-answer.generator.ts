@@ -266,6 +266,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (!best) return [];
     const chosen = this.fill([], ranked, best.score * 0.5);
     const code = ASKS_HOW.test(question) ? this.pickCode(scored.candidates, chosen) : undefined;
+    // A code block shown for its neighbours comes with the sentence that introduces it ("To
+    // listen on all interfaces, … like so:"), which says what the code does.
+    const intro =
+      code && !chosen.some((s) => follows(s, code)) ? introOf(code, scored.candidates) : undefined;
+    if (intro) chosen.push(intro);
     return arrange(chosen, code, undefined);
   }
 
@@ -418,9 +423,13 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (c.unit.kind !== 'code' || c.unit.text.length > this.maxCodeChars || !c.bodyMatched) continue;
       // An example from a page none of the chosen sentences come from illustrates something else.
       if (!chosen.some((s) => s.sourceIndex === c.sourceIndex)) continue;
-      // Code right after a chosen sentence is usually the example that sentence introduces.
+      // Code right after a chosen sentence is usually the example that sentence introduces; code
+      // among the chosen sentences of its passage shows what they describe, in code's own words.
       const introduced = chosen.some((s) => follows(s, c));
-      const floor = introduced ? this.minRelevance / 2 : this.minRelevance;
+      const near = chosen.some(
+        (s) => s.sourceIndex === c.sourceIndex && Math.abs(s.unit.position - c.unit.position) <= 2,
+      );
+      const floor = introduced || near ? this.minRelevance / 2 : this.minRelevance;
       if (c.relevance < floor) continue;
       const score = c.score + (introduced ? 0.25 : 0);
       if (score > pickScore) {
@@ -838,6 +847,11 @@ function streamPieces(text: string): string[] {
   const rest = text.slice(out.join('').length);
   if (rest) out.push(rest);
   return out;
+}
+
+/** The sentence right before a code block that introduces it (ends in ":"), if any. */
+function introOf(code: Candidate, candidates: Candidate[]): Candidate | undefined {
+  return candidates.find((c) => c.unit.kind === 'sentence' && c.unit.text.endsWith(':') && follows(c, code));
 }
 
 function follows(sentence: Candidate, code: Candidate): boolean {

@@ -16,6 +16,8 @@ describe(detectQuestionType.name, () => {
     ['Why does my hook run twice?', 'troubleshooting'],
     ['I get FST_ERR_CTP_BODY_TOO_LARGE when posting a file', 'troubleshooting'],
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
+    ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
+    ['Should I use hooks instead of middleware?', 'comparison'],
     ['Can I use Express middleware?', 'yes-no'],
     ['Is HTTP/2 supported?', 'yes-no'],
     ['What is the default body limit?', 'other'],

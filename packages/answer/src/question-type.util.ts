@@ -24,6 +24,11 @@ const HOW_TO =
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
 const DEFINITION =
   /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for))\s*[?.!]*$/i;
+/** "…instead of…", "…rather than…": with a verb before it, something happened in place of another. */
+const SYMPTOM = /\b(?:instead\s+of|rather\s+than)\b/i;
+/** How a question (as opposed to a statement) opens. */
+const ASKS =
+  /^(?:what|which|who|whom|whose|when|where|why|how|is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must|use|choose|pick|prefer|compare)\b/i;
 const YES_NO = /^(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b/i;
 /** Words after "what is" that make it a lookup ("what is the default…"), not a definition. */
 const NOT_A_TOPIC =
@@ -63,6 +68,9 @@ export function analyzeQuestion(question: string): QuestionShape {
     .trim()
     .replace(/\s+/g, ' ')
     .replace(/^(?:(?:hi|hello|hey|please|so|ok|okay)[,!]?\s+)+/i, '');
+  // "request.ip shows the proxy's address instead of the client's": a statement that something
+  // happens in place of what was expected reports a symptom; it weighs no two options.
+  if (SYMPTOM.test(q) && !/[?]\s*$/.test(q) && !ASKS.test(q)) return { type: 'troubleshooting' };
   if (COMPARISON.test(q)) {
     for (const pattern of COMPARISON_SIDES) {
       const m = pattern.exec(q.replace(/[?.!]+$/, ''));

@@ -383,6 +383,23 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toMatch(/ℹ️|Note:|:::|<!--|markdownlint/);
     });
 
+    it("opens a definition with the topic page's opening under a heading that spells its acronym", async () => {
+      const content = [
+        '## Long Term Support',
+        '',
+        "Acme's Long Term Support (LTS) is provided according to the schedule below:",
+        '',
+        '1. Major releases are supported for six months after their release date.',
+        '2. Security fixes continue for six more months.',
+        '',
+        'Every release is tested against each runtime line covered by the LTS policy of that runtime.',
+      ].join('\n');
+      const text = await answer('What does the LTS policy promise?', [
+        page(1, 'LTS', 'reference/lts', content),
+      ]);
+      expect(text).toMatch(/^Acme's Long Term Support \(LTS\) is provided/);
+    });
+
     it('quotes a code block that sits among the chosen sentences, after the sentence introducing it', async () => {
       const content = [
         'The examples in this guide listen on the loopback address.',

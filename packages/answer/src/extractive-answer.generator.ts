@@ -295,7 +295,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const heading = c.unit.heading.toLowerCase();
       const ownSection =
         sameTerms(new Set(terms(c.unit.heading)), topicTerms) ||
-        topicIds.some((id) => containsIdentifier(heading, id));
+        topicIds.some((id) => containsIdentifier(heading, id)) ||
+        spellsTopic(c.unit.heading, topicTerms);
       const names = namesTopic(c, topicTerms, topicIds);
       // An option's description often omits its name: the heading names it.
       if (!names && !(ownSection && c.sectionIndex < 2)) continue;
@@ -311,7 +312,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const score = base * page * (ownSection ? 1.5 : 1) * (defines ? 2.5 : opens ? PAGE_OPENING : 1);
       ranked.push({ c, score, defining, defines });
     }
-    ranked.sort((a, b) => b.score - a.score);
+    // A definition opens with a sentence that defines or opens the topic's page whenever there is
+    // one, however many of the question's other words a sentence about it has ("… supported by
+    // the LTS policy …" for "What does the LTS policy promise?"). An option's name under its own
+    // heading is weaker evidence, so there the factors above decide.
+    const definingFirst = type === 'definition';
+    ranked.sort((a, b) => (definingFirst ? Number(b.defining) - Number(a.defining) : 0) || b.score - a.score);
     let lead = ranked[0];
     if (!lead) return undefined;
     // Two defining sentences of one section ("The second parameter … is `Reply`. Reply is a core
@@ -604,6 +610,24 @@ function fitOfName(source: AnswerSource, topicTerms: Set<string>): number {
     if (nameTerms.size > topicTerms.size && [...topicTerms].every((t) => nameTerms.has(t))) fit = 0.85;
   }
   return fit;
+}
+
+/**
+ * Whether a heading's initials spell the topic, an acronym the question uses for it: "Long Term
+ * Support" for "LTS", "Command Line Interface" for "CLI".
+ */
+function spellsTopic(heading: string, topicTerms: Set<string>): boolean {
+  if (topicTerms.size !== 1) return false;
+  const [topic] = topicTerms as Set<string>;
+  if (!topic || topic.length < 2 || topic.length > 6) return false;
+  const words = heading.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    words.length === topic.length &&
+    words
+      .map((w) => w[0])
+      .join('')
+      .toLowerCase() === topic
+  );
 }
 
 function sameTerms(a: Set<string>, b: Set<string>): boolean {

@@ -44,6 +44,11 @@ describe(analyzeQuestion.name, () => {
     expect(analyzeQuestion('What is the Request object in a handler?').topic).toBe('Request');
     expect(analyzeQuestion('What is encapsulation in Fastify?').topic).toBe('encapsulation');
     expect(analyzeQuestion('What is the listen method?').topic).toBe('listen');
+    // "policy" only classifies, and "what does X promise" asks what X is.
+    expect(analyzeQuestion('What does the LTS policy promise?')).toEqual({
+      type: 'definition',
+      topic: 'LTS',
+    });
     // A kind noun that is the whole topic stays.
     expect(analyzeQuestion('What is an object?').topic).toBe('object');
   });

@@ -23,7 +23,7 @@ const HOW_TO =
   /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
 const DEFINITION =
-  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for))\s*[?.!]*$/i;
+  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for|promise|guarantee|offer|provide|cover|contain|include|hold|represent))\s*[?.!]*$/i;
 /** "…instead of…", "…rather than…": with a verb before it, something happened in place of another. */
 const SYMPTOM = /\b(?:instead\s+of|rather\s+than)\b/i;
 /** How a question (as opposed to a statement) opens. */
@@ -42,7 +42,8 @@ function trimSide(side: string): string {
 }
 
 /** A noun that only says what kind of thing the topic is: "the Reply object", "the listen method". */
-const KIND_NOUN = /\s+(?:object|objects|function|functions|method|methods|class|api|feature|concept)$/i;
+const KIND_NOUN =
+  /\s+(?:object|objects|function|functions|method|methods|class|api|feature|concept|policy|policies|system|mechanism)$/i;
 /** A place or setting that qualifies the topic: "encapsulation in Fastify", "the Request object in a handler". */
 const CONTEXT_TAIL = /\s+(?:in|inside|within|for)\s+(?:an?\s+|the\s+)?[\w.-]+$/i;
 

@@ -261,6 +261,25 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('errors are logged');
     });
 
+    it("answers a comparison of two values of a setting with the setting's purpose first", async () => {
+      const content = [
+        '### `onSecret`',
+        '',
+        "+ Default: `'error'`",
+        '',
+        'Defines what the parser does with a JSON key named `__secret__`.',
+        '',
+        "Possible values are `'error'`, `'remove'`, or `'ignore'`.",
+      ].join('\n');
+      const text = await answer('onSecret error vs remove, what does each do?', [
+        page(1, 'Server', 'server', content),
+      ]);
+      expect(text).toMatch(
+        /^`onSecret`: Defines what the parser does with a JSON key named `__secret__` \[1\]\./,
+      );
+      expect(text).toContain("Possible values are `'error'`, `'remove'`, or `'ignore'` [1].");
+    });
+
     it("puts an option's name in front of its description when only the heading names it", async () => {
       const content = [
         '### `echoHeadRoutes`',

@@ -419,6 +419,14 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (lead) this.fill(chosen, both.slice(0, 2), 0);
     for (const c of [bestOf(a), bestOf(b)]) if (c && chosen.length < 2) this.fill(chosen, [c], 0);
     if (chosen.length === 0) return undefined;
+    // "onProtoPoisoning error vs remove" weighs two values of one named setting: what the setting
+    // decides, the first sentence of its own section, comes before what its values do.
+    const setting = [sides[0], sides[1]].map(settingOf).find((id) => id !== undefined);
+    const purpose = setting ? ownSectionOpening(scored.candidates, setting) : undefined;
+    if (purpose && !chosen.includes(purpose)) {
+      chosen.unshift(purpose);
+      return arrange(chosen, undefined, purpose);
+    }
     return arrange(chosen, undefined, chosen[0]);
   }
 
@@ -674,6 +682,26 @@ interface SideKeys {
 function sideKeys(side: string): SideKeys {
   const ids = identifiers(side);
   return { ids, head: ids.length > 0 ? undefined : terms(side)[0] };
+}
+
+/** The setting a comparison side names with a value after it ("onProtoPoisoning error"), if any. */
+function settingOf(side: string): string | undefined {
+  const words = side.trim().split(/\s+/);
+  if (words.length !== 2) return undefined;
+  const [id] = identifiers(words[0] ?? '');
+  return id !== undefined && id === (words[0] ?? '').replace(/`/g, '').toLowerCase() ? id : undefined;
+}
+
+/** The first sentence, other than its Default line, of the section headed by a name alone. */
+function ownSectionOpening(candidates: Candidate[], id: string): Candidate | undefined {
+  return candidates.find(
+    (c) =>
+      c.unit.kind === 'sentence' &&
+      !/^default\b/i.test(c.unit.text) &&
+      NAME_HEADING.exec(c.unit.heading.trim())?.[1]
+        ?.replace(/\(.*\)$/, '')
+        .toLowerCase() === id,
+  );
 }
 
 function names(c: Candidate, side: SideKeys): boolean {

@@ -36,6 +36,11 @@ describe(analyzeQuestion.name, () => {
       'preHandler hooks',
     ]);
     expect(analyzeQuestion('reply.send vs return').sides).toEqual(['reply.send', 'return']);
+    // A question tacked on after the sides is not part of the second side.
+    expect(analyzeQuestion('onSecret error vs remove, what does each do?').sides).toEqual([
+      'onSecret error',
+      'remove',
+    ]);
   });
 
   it('reads "what do X do" as a definition and keeps only the core of its topic', () => {

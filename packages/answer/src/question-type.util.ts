@@ -34,8 +34,12 @@ const YES_NO = /^(?:is|are|can|could|does|do|did|should|will|would|was|were|has|
 const NOT_A_TOPIC =
   /^(?:the\s+)?(?:default|maximum|minimum|max|min|limit|best|recommended|current|latest|order|difference)\b/i;
 
+/** A question tacked on after the sides: "A vs B, what does each do?", "A vs B: which is faster?". */
+const TRAILING_QUESTION = /\s*[,:;]\s*(?:what|which|how|why|when|where|who|is|are|does|do|can|should)\b.*$/i;
+
 function trimSide(side: string): string {
   return side
+    .replace(TRAILING_QUESTION, '')
     .replace(/[?.!]+$/, '')
     .replace(/^(?:the|an?|using)\s+/i, '')
     .trim();

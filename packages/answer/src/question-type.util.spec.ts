@@ -18,6 +18,8 @@ describe(detectQuestionType.name, () => {
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
     ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
     ['Should I use hooks instead of middleware?', 'comparison'],
+    ['and how do I reuse a schema across routes?', 'how-to'],
+    ['but what is a decorator?', 'definition'],
     ['Can I use Express middleware?', 'yes-no'],
     ['Is HTTP/2 supported?', 'yes-no'],
     ['What is the default body limit?', 'other'],

@@ -72,7 +72,8 @@ export function analyzeQuestion(question: string): QuestionShape {
   const q = question
     .trim()
     .replace(/\s+/g, ' ')
-    .replace(/^(?:(?:hi|hello|hey|please|so|ok|okay)[,!]?\s+)+/i, '');
+    // A follow-up's "and …" / "but …" only joins it to the previous turn.
+    .replace(/^(?:(?:hi|hello|hey|please|so|ok|okay|and|but|also|then)[,!]?\s+)+/i, '');
   // "request.ip shows the proxy's address instead of the client's": a statement that something
   // happens in place of what was expected reports a symptom; it weighs no two options.
   if (SYMPTOM.test(q) && !/[?]\s*$/.test(q) && !ASKS.test(q)) return { type: 'troubleshooting' };

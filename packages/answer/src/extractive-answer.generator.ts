@@ -626,7 +626,7 @@ function fitOfName(source: AnswerSource, topicTerms: Set<string>): number {
  */
 function spellsTopic(heading: string, topicTerms: Set<string>): boolean {
   if (topicTerms.size !== 1) return false;
-  const [topic] = topicTerms as Set<string>;
+  const [topic] = topicTerms;
   if (!topic || topic.length < 2 || topic.length > 6) return false;
   const words = heading.match(/[\p{L}\p{N}]+/gu) ?? [];
   return (

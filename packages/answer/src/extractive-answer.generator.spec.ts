@@ -261,6 +261,25 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('errors are logged');
     });
 
+    it("answers a comparison of two values of a setting with the setting's purpose first", async () => {
+      const content = [
+        '### `onSecret`',
+        '',
+        "+ Default: `'error'`",
+        '',
+        'Defines what the parser does with a JSON key named `__secret__`.',
+        '',
+        "Possible values are `'error'`, `'remove'`, or `'ignore'`.",
+      ].join('\n');
+      const text = await answer('onSecret error vs remove, what does each do?', [
+        page(1, 'Server', 'server', content),
+      ]);
+      expect(text).toMatch(
+        /^`onSecret`: Defines what the parser does with a JSON key named `__secret__` \[1\]\./,
+      );
+      expect(text).toContain("Possible values are `'error'`, `'remove'`, or `'ignore'` [1].");
+    });
+
     it("puts an option's name in front of its description when only the heading names it", async () => {
       const content = [
         '### `echoHeadRoutes`',
@@ -381,6 +400,62 @@ describe(ExtractiveAnswerGenerator.name, () => {
       const text = await answer('What does the bodyLimit option do?', [page(1, 'Server', 'server', content)]);
       expect(text).toContain('The `bodyLimit` option sets the largest accepted payload in bytes [1].');
       expect(text).not.toMatch(/ℹ️|Note:|:::|<!--|markdownlint/);
+    });
+
+    it("opens a definition with the topic page's opening under a heading that spells its acronym", async () => {
+      const content = [
+        '## Long Term Support',
+        '',
+        "Acme's Long Term Support (LTS) is provided according to the schedule below:",
+        '',
+        '1. Major releases are supported for six months after their release date.',
+        '2. Security fixes continue for six more months.',
+        '',
+        'Every release is tested against each runtime line covered by the LTS policy of that runtime.',
+      ].join('\n');
+      const text = await answer('What does the LTS policy promise?', [
+        page(1, 'LTS', 'reference/lts', content),
+      ]);
+      expect(text).toMatch(/^Acme's Long Term Support \(LTS\) is provided/);
+    });
+
+    it('quotes a code block that sits among the chosen sentences, after the sentence introducing it', async () => {
+      const content = [
+        'The examples in this guide listen on the loopback address.',
+        'To reach the server from elsewhere, bind it to the wildcard address like so:',
+        '',
+        '```js',
+        "server.listen({ host: '0.0.0.0' })",
+        '```',
+        '',
+        'Similarly, `::1` makes the server accept only local connections. ' +
+          'Or `::` makes it accept connections from other machines over IPv6 too.',
+      ].join('\n');
+      const text = await answer('How do I make my server accept connections from other machines?', [
+        page(1, 'Listening', 'listen', content),
+      ]);
+      expect(text).toContain(
+        "bind it to the wildcard address like so [1]:\n\n```js\nserver.listen({ host: '0.0.0.0' })\n```",
+      );
+    });
+
+    it('keeps the names of the entries listed after a chosen sentence that ends in a colon', async () => {
+      const content = [
+        '## Session',
+        '',
+        'The first argument of every handler is `Session`.',
+        '',
+        'Session is a core object holding the following fields:',
+        '',
+        '- `user` - The signed-in user, when there is one.',
+        '- `cart` - The items chosen so far. Items are kept for a day.',
+        '- `locale` - The language the pages are shown in.',
+        '- `expires` - When the session ends.',
+      ].join('\n');
+      const text = await answer('What is the Session object?', [page(1, 'Session', 'session', content)]);
+      expect(text).toContain(
+        'Session is a core object holding the following fields: `user`, `cart`, `locale`, `expires` [1].',
+      );
     });
 
     it('answers "not covered" and lists the closest pages when the best passage covers little of the question', async () => {

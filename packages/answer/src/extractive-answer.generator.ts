@@ -238,7 +238,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = withInstruction(chosen, scored.candidates);
     if (context) chosen = ownWordsFirst(chosen);
-    return render(chosen);
+    return render(withListNames(chosen, scored.candidates));
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -266,6 +266,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (!best) return [];
     const chosen = this.fill([], ranked, best.score * 0.5);
     const code = ASKS_HOW.test(question) ? this.pickCode(scored.candidates, chosen) : undefined;
+    // A code block shown for its neighbours comes with the sentence that introduces it ("To
+    // listen on all interfaces, … like so:"), which says what the code does.
+    const intro =
+      code && !chosen.some((s) => follows(s, code)) ? introOf(code, scored.candidates) : undefined;
+    if (intro) chosen.push(intro);
     return arrange(chosen, code, undefined);
   }
 
@@ -290,7 +295,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const heading = c.unit.heading.toLowerCase();
       const ownSection =
         sameTerms(new Set(terms(c.unit.heading)), topicTerms) ||
-        topicIds.some((id) => containsIdentifier(heading, id));
+        topicIds.some((id) => containsIdentifier(heading, id)) ||
+        spellsTopic(c.unit.heading, topicTerms);
       const names = namesTopic(c, topicTerms, topicIds);
       // An option's description often omits its name: the heading names it.
       if (!names && !(ownSection && c.sectionIndex < 2)) continue;
@@ -306,7 +312,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       const score = base * page * (ownSection ? 1.5 : 1) * (defines ? 2.5 : opens ? PAGE_OPENING : 1);
       ranked.push({ c, score, defining, defines });
     }
-    ranked.sort((a, b) => b.score - a.score);
+    // A definition opens with a sentence that defines or opens the topic's page whenever there is
+    // one, however many of the question's other words a sentence about it has ("… supported by
+    // the LTS policy …" for "What does the LTS policy promise?"). An option's name under its own
+    // heading is weaker evidence, so there the factors above decide.
+    const definingFirst = type === 'definition';
+    ranked.sort((a, b) => (definingFirst ? Number(b.defining) - Number(a.defining) : 0) || b.score - a.score);
     let lead = ranked[0];
     if (!lead) return undefined;
     // Two defining sentences of one section ("The second parameter … is `Reply`. Reply is a core
@@ -408,6 +419,14 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (lead) this.fill(chosen, both.slice(0, 2), 0);
     for (const c of [bestOf(a), bestOf(b)]) if (c && chosen.length < 2) this.fill(chosen, [c], 0);
     if (chosen.length === 0) return undefined;
+    // "onProtoPoisoning error vs remove" weighs two values of one named setting: what the setting
+    // decides, the first sentence of its own section, comes before what its values do.
+    const setting = [sides[0], sides[1]].map(settingOf).find((id) => id !== undefined);
+    const purpose = setting ? ownSectionOpening(scored.candidates, setting) : undefined;
+    if (purpose && !chosen.includes(purpose)) {
+      chosen.unshift(purpose);
+      return arrange(chosen, undefined, purpose);
+    }
     return arrange(chosen, undefined, chosen[0]);
   }
 
@@ -418,9 +437,13 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (c.unit.kind !== 'code' || c.unit.text.length > this.maxCodeChars || !c.bodyMatched) continue;
       // An example from a page none of the chosen sentences come from illustrates something else.
       if (!chosen.some((s) => s.sourceIndex === c.sourceIndex)) continue;
-      // Code right after a chosen sentence is usually the example that sentence introduces.
+      // Code right after a chosen sentence is usually the example that sentence introduces; code
+      // among the chosen sentences of its passage shows what they describe, in code's own words.
       const introduced = chosen.some((s) => follows(s, c));
-      const floor = introduced ? this.minRelevance / 2 : this.minRelevance;
+      const near = chosen.some(
+        (s) => s.sourceIndex === c.sourceIndex && Math.abs(s.unit.position - c.unit.position) <= 2,
+      );
+      const floor = introduced || near ? this.minRelevance / 2 : this.minRelevance;
       if (c.relevance < floor) continue;
       const score = c.score + (introduced ? 0.25 : 0);
       if (score > pickScore) {
@@ -597,6 +620,24 @@ function fitOfName(source: AnswerSource, topicTerms: Set<string>): number {
   return fit;
 }
 
+/**
+ * Whether a heading's initials spell the topic, an acronym the question uses for it: "Long Term
+ * Support" for "LTS", "Command Line Interface" for "CLI".
+ */
+function spellsTopic(heading: string, topicTerms: Set<string>): boolean {
+  if (topicTerms.size !== 1) return false;
+  const [topic] = topicTerms;
+  if (!topic || topic.length < 2 || topic.length > 6) return false;
+  const words = heading.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    words.length === topic.length &&
+    words
+      .map((w) => w[0])
+      .join('')
+      .toLowerCase() === topic
+  );
+}
+
 function sameTerms(a: Set<string>, b: Set<string>): boolean {
   return a.size > 0 && a.size === b.size && [...a].every((t) => b.has(t));
 }
@@ -641,6 +682,26 @@ interface SideKeys {
 function sideKeys(side: string): SideKeys {
   const ids = identifiers(side);
   return { ids, head: ids.length > 0 ? undefined : terms(side)[0] };
+}
+
+/** The setting a comparison side names with a value after it ("onProtoPoisoning error"), if any. */
+function settingOf(side: string): string | undefined {
+  const words = side.trim().split(/\s+/);
+  if (words.length !== 2) return undefined;
+  const [id] = identifiers(words[0] ?? '');
+  return id !== undefined && id === (words[0] ?? '').replace(/`/g, '').toLowerCase() ? id : undefined;
+}
+
+/** The first sentence, other than its Default line, of the section headed by a name alone. */
+function ownSectionOpening(candidates: Candidate[], id: string): Candidate | undefined {
+  return candidates.find(
+    (c) =>
+      c.unit.kind === 'sentence' &&
+      !/^default\b/i.test(c.unit.text) &&
+      NAME_HEADING.exec(c.unit.heading.trim())?.[1]
+        ?.replace(/\(.*\)$/, '')
+        .toLowerCase() === id,
+  );
 }
 
 function names(c: Candidate, side: SideKeys): boolean {
@@ -769,6 +830,46 @@ function ownWordsFirst(chosen: Candidate[]): Candidate[] {
   return [...group, ...chosen.filter((c) => c.sourceIndex !== own.sourceIndex)];
 }
 
+/** A list entry that opens with its name: "`query` - The parsed querystring", "`ip`: The IP address". */
+const NAMED_ENTRY = /^`([^`\n]{1,60})`\s*(?:[-\u2013\u2014:]|$)/;
+/** Most entry names quoted after a sentence that introduces a list. */
+const MAX_LIST_NAMES = 10;
+
+/**
+ * "Request is a core object containing the following fields:" says what the thing holds only
+ * through the list after it, which the answer's budget cuts after an entry or two. A chosen
+ * sentence ending in ":" followed by named entries ("`query` - …", "`body` - …") carries their
+ * names ("…the following fields: `query`, `body`, `params`, …"): the reader sees the whole list
+ * at the cost of one line.
+ */
+function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+  return chosen.map((c) => {
+    if (c.unit.kind !== 'sentence' || !c.unit.text.endsWith(':')) return c;
+    const names: string[] = [];
+    let lastBlock = c.unit.block;
+    let more = false;
+    for (const next of candidates) {
+      if (next.sourceIndex !== c.sourceIndex || next.unit.position <= c.unit.position) continue;
+      if (next.unit.kind !== 'sentence' || next.unit.heading !== c.unit.heading) break;
+      const name = NAMED_ENTRY.exec(next.unit.text)?.[1];
+      // A further sentence of the same entry ("Values are percent-decoded …") continues it.
+      if (!name) {
+        if (next.unit.block === lastBlock && names.length > 0) continue;
+        break;
+      }
+      if (names.length >= MAX_LIST_NAMES) {
+        more = true;
+        break;
+      }
+      names.push(`\`${name}\``);
+      lastBlock = next.unit.block;
+    }
+    if (names.length < 2) return c;
+    const text = `${c.unit.text} ${names.join(', ')}${more ? ', …' : ''}`;
+    return { ...c, unit: { ...c.unit, text } };
+  });
+}
+
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */
 const SEE_ALSO_PAGES = 3;
 
@@ -798,6 +899,11 @@ function streamPieces(text: string): string[] {
   const rest = text.slice(out.join('').length);
   if (rest) out.push(rest);
   return out;
+}
+
+/** The sentence right before a code block that introduces it (ends in ":"), if any. */
+function introOf(code: Candidate, candidates: Candidate[]): Candidate | undefined {
+  return candidates.find((c) => c.unit.kind === 'sentence' && c.unit.text.endsWith(':') && follows(c, code));
 }
 
 function follows(sentence: Candidate, code: Candidate): boolean {

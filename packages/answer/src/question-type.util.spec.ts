@@ -16,6 +16,10 @@ describe(detectQuestionType.name, () => {
     ['Why does my hook run twice?', 'troubleshooting'],
     ['I get FST_ERR_CTP_BODY_TOO_LARGE when posting a file', 'troubleshooting'],
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
+    ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
+    ['Should I use hooks instead of middleware?', 'comparison'],
+    ['and how do I reuse a schema across routes?', 'how-to'],
+    ['but what is a decorator?', 'definition'],
     ['Can I use Express middleware?', 'yes-no'],
     ['Is HTTP/2 supported?', 'yes-no'],
     ['What is the default body limit?', 'other'],
@@ -34,6 +38,11 @@ describe(analyzeQuestion.name, () => {
       'preHandler hooks',
     ]);
     expect(analyzeQuestion('reply.send vs return').sides).toEqual(['reply.send', 'return']);
+    // A question tacked on after the sides is not part of the second side.
+    expect(analyzeQuestion('onSecret error vs remove, what does each do?').sides).toEqual([
+      'onSecret error',
+      'remove',
+    ]);
   });
 
   it('reads "what do X do" as a definition and keeps only the core of its topic', () => {
@@ -42,6 +51,11 @@ describe(analyzeQuestion.name, () => {
     expect(analyzeQuestion('What is the Request object in a handler?').topic).toBe('Request');
     expect(analyzeQuestion('What is encapsulation in Fastify?').topic).toBe('encapsulation');
     expect(analyzeQuestion('What is the listen method?').topic).toBe('listen');
+    // "policy" only classifies, and "what does X promise" asks what X is.
+    expect(analyzeQuestion('What does the LTS policy promise?')).toEqual({
+      type: 'definition',
+      topic: 'LTS',
+    });
     // A kind noun that is the whole topic stays.
     expect(analyzeQuestion('What is an object?').topic).toBe('object');
   });

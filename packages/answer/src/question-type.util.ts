@@ -23,21 +23,31 @@ const HOW_TO =
   /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
 const DEFINITION =
-  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for))\s*[?.!]*$/i;
+  /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for|promise|guarantee|offer|provide|cover|contain|include|hold|represent))\s*[?.!]*$/i;
+/** "…instead of…", "…rather than…": with a verb before it, something happened in place of another. */
+const SYMPTOM = /\b(?:instead\s+of|rather\s+than)\b/i;
+/** How a question (as opposed to a statement) opens. */
+const ASKS =
+  /^(?:what|which|who|whom|whose|when|where|why|how|is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must|use|choose|pick|prefer|compare)\b/i;
 const YES_NO = /^(?:is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must)\b/i;
 /** Words after "what is" that make it a lookup ("what is the default…"), not a definition. */
 const NOT_A_TOPIC =
   /^(?:the\s+)?(?:default|maximum|minimum|max|min|limit|best|recommended|current|latest|order|difference)\b/i;
 
+/** A question tacked on after the sides: "A vs B, what does each do?", "A vs B: which is faster?". */
+const TRAILING_QUESTION = /\s*[,:;]\s*(?:what|which|how|why|when|where|who|is|are|does|do|can|should)\b.*$/i;
+
 function trimSide(side: string): string {
   return side
+    .replace(TRAILING_QUESTION, '')
     .replace(/[?.!]+$/, '')
     .replace(/^(?:the|an?|using)\s+/i, '')
     .trim();
 }
 
 /** A noun that only says what kind of thing the topic is: "the Reply object", "the listen method". */
-const KIND_NOUN = /\s+(?:object|objects|function|functions|method|methods|class|api|feature|concept)$/i;
+const KIND_NOUN =
+  /\s+(?:object|objects|function|functions|method|methods|class|api|feature|concept|policy|policies|system|mechanism)$/i;
 /** A place or setting that qualifies the topic: "encapsulation in Fastify", "the Request object in a handler". */
 const CONTEXT_TAIL = /\s+(?:in|inside|within|for)\s+(?:an?\s+|the\s+)?[\w.-]+$/i;
 
@@ -62,7 +72,11 @@ export function analyzeQuestion(question: string): QuestionShape {
   const q = question
     .trim()
     .replace(/\s+/g, ' ')
-    .replace(/^(?:(?:hi|hello|hey|please|so|ok|okay)[,!]?\s+)+/i, '');
+    // A follow-up's "and …" / "but …" only joins it to the previous turn.
+    .replace(/^(?:(?:hi|hello|hey|please|so|ok|okay|and|but|also|then)[,!]?\s+)+/i, '');
+  // "request.ip shows the proxy's address instead of the client's": a statement that something
+  // happens in place of what was expected reports a symptom; it weighs no two options.
+  if (SYMPTOM.test(q) && !/[?]\s*$/.test(q) && !ASKS.test(q)) return { type: 'troubleshooting' };
   if (COMPARISON.test(q)) {
     for (const pattern of COMPARISON_SIDES) {
       const m = pattern.exec(q.replace(/[?.!]+$/, ''));

@@ -6,6 +6,12 @@ describe(stem.name, () => {
     expect(stem('registering')).toBe(stem('register'));
   });
 
+  it('gives a four-letter word ending in e the stem of its -ed and -s forms', () => {
+    expect(stem('type')).toBe(stem('typed'));
+    expect(stem('types')).toBe(stem('typed'));
+    expect(stem('code')).toBe(stem('coded'));
+  });
+
   it('reads the plural of a number or status code as the number', () => {
     expect(stem('404s')).toBe('404');
     expect(stem('5xxs')).toBe('5xx');

@@ -14,7 +14,7 @@ export function stem(word: string): string {
   if (w.endsWith('ing') && w.length > 5) w = undouble(w.slice(0, -3));
   else if (w.endsWith('ed') && w.length > 4) w = undouble(w.slice(0, -2));
   else if (w.endsWith('ly') && w.length > 5) w = w.slice(0, -2);
-  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1);
   return w;
 }
 

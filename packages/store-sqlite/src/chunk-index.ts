@@ -40,6 +40,13 @@ const UNSCOPED_FROM_SHARE = 0.5;
 const UNSCOPED_SLACK = 20;
 /** Index size from which common query terms stop widening the candidate set. */
 const PRUNE_FROM_ROWS = 20_000;
+/**
+ * Index size up to which lexical search sums kept term score lists (see term-scores.ts). A list's
+ * first read scores every chunk holding the word: on 1M chunks a word on half of them took
+ * seconds, and a question made of words not yet kept measured p99 3.7 s (bench/retrieval/latency.js),
+ * where FTS5's pruned match (below) takes 30 ms. Past this size FTS5 ranks, as before.
+ */
+const SUMMED_UP_TO_ROWS = 250_000;
 /** A term in at least this share of chunks is "common" (BM25 gives it little weight anyway). */
 const COMMON_TERM_SHARE = 0.1;
 const MAX_CACHED_IDFS = 10_000;
@@ -427,7 +434,7 @@ export class SqliteChunkIndex implements ChunkStore {
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
     // Metadata filters need the documents joined in SQL: FTS5 ranks those queries itself.
     const rows =
-      this.termCache && !filter.sql
+      this.summing() && !filter.sql
         ? this.summedCandidates(query.projectId, plan, pool)
         : this.ftsCandidates(query.projectId, plan, filter, pool);
     const ranked = [...rows.values()]
@@ -529,6 +536,11 @@ export class SqliteChunkIndex implements ChunkStore {
     return rows;
   }
 
+  /** Whether lexical scores come from kept term score lists (on) or from FTS5 (off, or a large index). */
+  private summing(): boolean {
+    return this.termCache !== undefined && this.indexRows() <= SUMMED_UP_TO_ROWS;
+  }
+
   /** Takes a term score list another index on this database loaded (SqliteChunkIndexOptions.onTermList). */
   adoptTermList(key: string, generation: number, list: TermScores): void {
     this.termCache?.adopt(key, generation, list);
@@ -544,7 +556,7 @@ export class SqliteChunkIndex implements ChunkStore {
    * when they are kept, else by FTS5 ({@link rawScores}).
    */
   private termScoresOf(projectId: number, terms: string[], chunkIds: number[]): Map<number, number> {
-    if (!this.termCache) return this.rawScores(projectId, this.matchExpression(terms), chunkIds);
+    if (!this.summing()) return this.rawScores(projectId, this.matchExpression(terms), chunkIds);
     const lists = terms.map((t) => this.termList(projectId, t));
     const out = new Map<number, number>();
     for (const id of chunkIds) {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { KbqaError } from '@kbqa/core';
 import { checkpoint, openCheckpointConnection } from '@kbqa/store-sqlite';
@@ -20,11 +21,18 @@ function main(): void {
     send({ type: 'error', error: KbqaError.from(e).toJSON() });
     return;
   }
+  // As SQLite's automatic checkpoint, only once the WAL holds `fromPages` pages (each frame is a
+  // page and a 24-byte header after the file's 32-byte header), so the files take the room on disk
+  // they took before. The file keeps its size when the WAL starts over, so past that size this
+  // checkpoints every tick, which costs nothing when there is nothing to copy.
+  const pageSize = Number(db.pragma('page_size', { simple: true }));
+  const fromBytes = 32 + data.fromPages * (pageSize + 24);
+  const wal = `${data.file}-wal`;
   const timer = setInterval(() => {
     // A checkpoint that fails (the disk is full, another one runs) is tried again next time;
     // the WAL only grows meanwhile, and nothing committed is lost.
     try {
-      checkpoint(db);
+      if (statSync(wal).size >= fromBytes) checkpoint(db);
     } catch {
       // next tick
     }

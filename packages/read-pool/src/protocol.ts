@@ -13,6 +13,8 @@ export interface CheckpointWorkerData {
   file: string;
   busyTimeoutMs?: number;
   everyMs: number;
+  /** WAL pages from which it checkpoints (SQLite's own automatic checkpoint: 1000). */
+  fromPages: number;
 }
 
 /** A request from the pool to one worker; `id` pairs it with its reply. */

@@ -204,11 +204,13 @@ describe(ReadPool.name, () => {
         file: join(dir, 'kbqa.sqlite'),
         workers: 1,
         checkpointEveryMs: 20,
+        checkpointFromPages: 64,
         onCheckpointer: (running) => told.push(running),
       });
       expect(pool.checkpointing).toBe(true);
       expect(told).toEqual([true]);
-      // 40 commits of 64 KB are 2.5 MB of WAL unless something checkpoints between them.
+      // 40 commits of 64 KB are 2.5 MB of WAL unless something checkpoints between them (here
+      // from 64 pages, 256 KB, on).
       expect(await writeWithoutOwnCheckpoints()).toBeLessThan(1024 * 1024);
       await pool.close();
       expect(told).toEqual([true, false]);
@@ -220,12 +222,20 @@ describe(ReadPool.name, () => {
       expect(await writeWithoutOwnCheckpoints()).toBeGreaterThan(2 * 1024 * 1024);
     });
 
+    it("leaves a WAL below SQLite's own 1000 pages alone, as SQLite's automatic checkpoint does", async () => {
+      pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1, checkpointEveryMs: 20 });
+      expect(pool.checkpointing).toBe(true);
+      // 2.5 MB of WAL is under 1000 pages of 4 KB: the files take the room they took before.
+      expect(await writeWithoutOwnCheckpoints()).toBeGreaterThan(2 * 1024 * 1024);
+    });
+
     it('replaces a checkpoint thread that dies, telling the writer both times', async () => {
       const told: boolean[] = [];
       pool = await ReadPool.start({
         file: join(dir, 'kbqa.sqlite'),
         workers: 1,
         checkpointEveryMs: 20,
+        checkpointFromPages: 64,
         onCheckpointer: (running) => told.push(running),
       });
       const dead = (pool as unknown as { checkpointer: { thread: Worker; exited: Promise<void> } })

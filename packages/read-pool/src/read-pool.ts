@@ -18,6 +18,8 @@ import type {
  */
 const WORKER_FILE = join(__dirname, '..', 'dist', 'read-worker.js');
 const CHECKPOINT_WORKER_FILE = join(__dirname, '..', 'dist', 'checkpoint-worker.js');
+/** SQLite's default automatic checkpoint, in WAL pages. */
+const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 
 export interface ReadPoolOptions {
   /** The database file, opened and migrated by the service's own connection first. */
@@ -34,6 +36,8 @@ export interface ReadPoolOptions {
    * Told to {@link onCheckpointer}, so the writing connection turns its own off and on.
    */
   checkpointEveryMs?: number;
+  /** WAL pages from which the thread checkpoints (default 1000, as SQLite's own). */
+  checkpointFromPages?: number;
   /** Called with true when the checkpoint thread runs, false when it stopped (and on close). */
   onCheckpointer?: (running: boolean) => void;
 }
@@ -224,6 +228,7 @@ export class ReadPool {
       file: this.options.file,
       busyTimeoutMs: this.options.busyTimeoutMs,
       everyMs: this.options.checkpointEveryMs!,
+      fromPages: this.options.checkpointFromPages ?? SQLITE_AUTOCHECKPOINT_PAGES,
     };
     const worker = new ReadWorker(new Worker(CHECKPOINT_WORKER_FILE, { workerData: data }));
     return new Promise<void>((resolve, reject) => {

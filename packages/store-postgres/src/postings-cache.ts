@@ -51,14 +51,16 @@ export class PostingsCache {
         if (entry && entry.generation === known) found.set(lexeme, entry.list);
         else missing.push(lexeme);
       }
-      const { rows } = await this.db.query<{ generation: number; lists: Buffer[] }>(
-        `SELECT coalesce((SELECT generation FROM index_generations WHERE project_id = $1), 0)::float8 AS generation,
+      // Named: prepared once per connection, this statement runs on every question.
+      const { rows } = await this.db.query<{ generation: number; lists: Buffer[] }>({
+        name: 'kbqa_postings_lists',
+        text: `SELECT coalesce((SELECT generation FROM index_generations WHERE project_id = $1), 0)::float8 AS generation,
            ARRAY(SELECT (SELECT coalesce(string_agg(int4send(p.chunk_id) || float4send(p.tf) || int4send(p.doc_len),
                                                     ''::bytea ORDER BY p.chunk_id), ''::bytea)
                          FROM chunk_postings p WHERE p.project_id = $1 AND p.lexeme = x.l)
                  FROM unnest($2::text[]) WITH ORDINALITY AS x (l, i) ORDER BY x.i) AS lists`,
-        [projectId, missing],
-      );
+        values: [projectId, missing],
+      });
       const generation = rows[0]!.generation;
       this.generations.set(projectId, generation);
       missing.forEach((lexeme, i) => {

@@ -317,6 +317,23 @@ describe(SqliteChunkIndex.name, () => {
       expect(own[0]!.content).toBe('The widget API builds screens out of small parts.');
     });
 
+    it('passes over an opening banner without prose to the first passage that has some', async () => {
+      page('gadgets', 'docs/Gadgets.md', 'Gadgets', [
+        '<h1 align="center">Acme</h1>\n\n![logo](logo.png)',
+        'A gadget is a widget that keeps state between renders.',
+        'Gadgets: gadgets of gadgets, gadget gadgets, gadgets and gadgets.',
+      ]);
+      const hits = await index.search({
+        projectId,
+        text: 'what are gadgets?',
+        topic: 'gadgets',
+        topK: 3,
+        mode: 'lexical',
+      });
+      const own = hits.filter((h) => h.link === 'docs/Gadgets.md');
+      expect(own[0]!.content).toBe('A gadget is a widget that keeps state between renders.');
+    });
+
     it('leaves the order of a page whose name holds the topic among other words', async () => {
       const layout = async (topic?: string) =>
         (await index.search({ projectId, text: 'what do widgets do?', topic, topK: 6, mode: 'lexical' }))

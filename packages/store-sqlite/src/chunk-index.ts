@@ -137,10 +137,10 @@ export class SqliteChunkIndex implements ChunkStore {
   private prepare() {
     const db = this.db;
     return {
-      // The page's first content chunk; chunks_document narrows it to the page's few rows.
-      leadChunk: db.prepare<[number, number], HitRow>(
+      // The page's first content chunks; chunks_document narrows it to the page's few rows.
+      leadChunks: db.prepare<[number, number], HitRow>(
         `SELECT ${HIT_COLUMNS} FROM chunks c JOIN sources s ON s.id = c.source_id
-         WHERE c.document_id = ? AND c.project_id = ? AND c.kind = 'content' ORDER BY c.ordinal LIMIT 1`,
+         WHERE c.document_id = ? AND c.project_id = ? AND c.kind = 'content' ORDER BY c.ordinal LIMIT ${LEAD_CANDIDATES}`,
       ),
       findSource: db.prepare<[number, string], { id: number }>(
         'SELECT id FROM sources WHERE project_id = ? AND source = ?',
@@ -598,7 +598,7 @@ export class SqliteChunkIndex implements ChunkStore {
     for (const r of ranked) if (!best.has(r.hit.documentId)) best.set(r.hit.documentId, r);
     for (const [documentId, top] of best) {
       if (!namesTopic(top.hit, topicStems)) continue;
-      const lead = this.stmt.leadChunk.get(documentId, projectId);
+      const lead = this.stmt.leadChunks.all(documentId, projectId).find((c) => hasProse(c.content));
       if (!lead) continue;
       const rank = top.rank * (1 + TOPIC_LEAD_MARGIN);
       const present = ranked.find((r) => r.hit.chunkId === lead.id);
@@ -871,6 +871,26 @@ export class SqliteChunkIndex implements ChunkStore {
     this.stmt.deleteChunksOfSource.run(sourceId);
     this.stmt.deleteDocumentsOfSource.run(sourceId);
   }
+}
+
+/** Words of prose a page's opening passage needs; a banner or a lone heading has fewer. */
+const LEAD_MIN_WORDS = 5;
+/** How many of a page's first passages are looked at for its opening. */
+const LEAD_CANDIDATES = 3;
+
+/**
+ * Whether a passage has a sentence's worth of words outside HTML tags, headings, images and
+ * badges: a page that opens with a logo banner (`<h1 align="center">Fastify</h1>`) does not
+ * open with its definition.
+ */
+export function hasProse(markdown: string): boolean {
+  const text = markdown
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join(' ');
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).length >= LEAD_MIN_WORDS;
 }
 
 /**

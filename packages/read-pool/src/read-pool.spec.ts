@@ -198,7 +198,8 @@ describe(ReadPool.name, () => {
       return largest;
     }
 
-    it('keeps the WAL from growing while the writer leaves checkpoints to it', async () => {
+    /** A pool whose thread checkpoints from 64 pages (256 KB) on, and what it tells the writer. */
+    async function startCheckpointing(): Promise<[ReadPool, boolean[]]> {
       const told: boolean[] = [];
       pool = await ReadPool.start({
         file: join(dir, 'kbqa.sqlite'),
@@ -207,12 +208,17 @@ describe(ReadPool.name, () => {
         checkpointFromPages: 64,
         onCheckpointer: (running) => told.push(running),
       });
-      expect(pool.checkpointing).toBe(true);
+      return [pool, told];
+    }
+
+    it('keeps the WAL from growing while the writer leaves checkpoints to it', async () => {
+      const [started, told] = await startCheckpointing();
+      expect(started.checkpointing).toBe(true);
       expect(told).toEqual([true]);
       // 40 commits of 64 KB are 2.5 MB of WAL unless something checkpoints between them (here
       // from 64 pages, 256 KB, on).
       expect(await writeWithoutOwnCheckpoints()).toBeLessThan(1024 * 1024);
-      await pool.close();
+      await started.close();
       expect(told).toEqual([true, false]);
     });
 
@@ -230,15 +236,8 @@ describe(ReadPool.name, () => {
     });
 
     it('replaces a checkpoint thread that dies, telling the writer both times', async () => {
-      const told: boolean[] = [];
-      pool = await ReadPool.start({
-        file: join(dir, 'kbqa.sqlite'),
-        workers: 1,
-        checkpointEveryMs: 20,
-        checkpointFromPages: 64,
-        onCheckpointer: (running) => told.push(running),
-      });
-      const dead = (pool as unknown as { checkpointer: { thread: Worker; exited: Promise<void> } })
+      const [started, told] = await startCheckpointing();
+      const dead = (started as unknown as { checkpointer: { thread: Worker; exited: Promise<void> } })
         .checkpointer;
       await dead.thread.terminate();
       await dead.exited;
@@ -248,7 +247,7 @@ describe(ReadPool.name, () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(told).toEqual([true, false, true]);
-      expect(pool.checkpointing).toBe(true);
+      expect(started.checkpointing).toBe(true);
     });
   });
 

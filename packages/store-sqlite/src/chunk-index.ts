@@ -500,8 +500,9 @@ export class SqliteChunkIndex implements ChunkStore {
     plan: LexicalPlan,
     pool: number,
   ): Map<number, HitRow & { raw: number }> {
-    const main = plan.mainTerms.map((t) => this.termList(projectId, t));
-    const context = plan.contextTerms.map((t) => this.termList(projectId, t));
+    const listOf = this.termLists(projectId);
+    const main = plan.mainTerms.map(listOf);
+    const context = plan.contextTerms.map(listOf);
     const acc = this.accumulator;
     acc.begin(maxId([...main, ...context]));
     for (const list of main) acc.add(list);
@@ -513,7 +514,6 @@ export class SqliteChunkIndex implements ChunkStore {
       both.begin(maxId([...main, ...context]));
       for (const list of context) both.add(list);
       const inBoth = Array.from(both.touched).filter((id) => acc.has(id));
-      const contextOnly = new Map(inBoth.map((id) => [id, both.get(id)]));
       // Bitwise FTS5's sum for the AND: the main sum, then each context phrase in order.
       const andScore = (id: number): number => {
         let s = acc.get(id);
@@ -526,7 +526,7 @@ export class SqliteChunkIndex implements ChunkStore {
         pool,
       ))
         chosen.add(id);
-      contextScore = (id) => contextOnly.get(id) ?? scoreOf(context, id) ?? 0;
+      contextScore = (id) => both.get(id);
     }
     const rows = new Map<number, HitRow & { raw: number }>();
     if (chosen.size === 0) return rows;
@@ -557,7 +557,7 @@ export class SqliteChunkIndex implements ChunkStore {
    */
   private termScoresOf(projectId: number, terms: string[], chunkIds: number[]): Map<number, number> {
     if (!this.summing()) return this.rawScores(projectId, this.matchExpression(terms), chunkIds);
-    const lists = terms.map((t) => this.termList(projectId, t));
+    const lists = terms.map(this.termLists(projectId));
     const out = new Map<number, number>();
     for (const id of chunkIds) {
       const score = scoreOf(lists, id);
@@ -567,15 +567,20 @@ export class SqliteChunkIndex implements ChunkStore {
   }
 
   /**
-   * One term's score list in a project (all of the index when it holds no other project), from
-   * the cache, which is emptied first if any chunk changed since it was filled. Call it inside
-   * {@link readSnapshot}.
+   * A term's score list in a project (all of the index when it holds no other project), from the
+   * cache, which is emptied first if any chunk changed since it was filled: the change counter is
+   * read and the project checked once for all the terms it is then called with. Call it and the
+   * function it returns inside {@link readSnapshot}.
    */
-  private termList(projectId: number, term: string): TermScores {
+  private termLists(projectId: number): (term: string) => TermScores {
     const cache = this.termCache!;
-    cache.sync(this.stmt.generation.get()?.n ?? 0);
-    const match = this.scoped(projectId, term);
-    return cache.get(match, () => termScores(this.stmt.termRows.all(match)));
+    this.indexRows();
+    cache.sync(this.indexSize.generation);
+    const other = this.stmt.otherProjectChunk.get(projectId, projectId);
+    return (term) => {
+      const match = other ? projectMatch(projectId, term) : textMatch(term);
+      return cache.get(match, () => termScores(this.stmt.termRows.all(match)));
+    };
   }
 
   /**

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DataSource } from 'typeorm';
 import { SqliteChunkIndex } from './chunk-index';
-import { HammingKernel } from './hamming-kernel';
+import { HammingKernel, type Scan } from './hamming-kernel';
+import { ScanThread } from './scan-thread';
 import { openDataSource, rawDatabase } from './data-source';
 import { SqliteVectorIndex } from './vector-index';
 
@@ -24,45 +25,84 @@ function normalize(v: number[]): Float32Array {
   return Float32Array.from(v.map((x) => x / n));
 }
 
+/** A kernel holding `n` random codes of `words` 16-byte words, the scan of them, and the expected result. */
+function kernelWithCodes(kernel: HammingKernel, seed: number, n: number, words: number) {
+  const r = seeded(seed);
+  const groups = Math.ceil(n / 4);
+  const codes = Array.from({ length: n }, () => Uint8Array.from({ length: words * 16 }, () => r() * 256));
+  const query = Uint8Array.from({ length: words * 16 }, () => r() * 256);
+  const codesAt = 64;
+  const outAt = codesAt + groups * words * 64;
+  const histogramAt = outAt + groups * 16;
+  kernel.reserve(histogramAt + (words * 128 + 1) * 4);
+  const memory = kernel.bytes();
+  memory.set(query, 0);
+  codes.forEach((code, slot) => {
+    for (let w = 0; w < words; w++)
+      memory.set(code.subarray(w * 16, w * 16 + 16), codesAt + (slot >> 2) * words * 64 + w * 64 + (slot & 3) * 16);
+  });
+  const popcount = (x: number) => x.toString(2).replace(/0/g, '').length;
+  const distances = codes.map((code) => code.reduce((d, b, i) => d + popcount(b ^ (query[i] ?? 0)), 0));
+  const histogram = new Array<number>(words * 128 + 1).fill(0);
+  // The padding slots after the last code (zero codes) count too.
+  histogram[query.reduce((d, b) => d + popcount(b), 0)] += groups * 4 - n;
+  for (const d of distances) histogram[d] = (histogram[d] ?? 0) + 1;
+  const scan: Scan = { codes: codesAt, query: 0, out: outAt, groups, words, histogram: histogramAt };
+  return { scan, distances, histogram };
+}
+
 describe(HammingKernel.name, () => {
   it('computes the Hamming distance of every code in the interleaved layout', () => {
-    const r = seeded(3);
-    const words = 3;
-    const n = 37;
-    const groups = Math.ceil(n / 4);
-    const codes = Array.from({ length: n }, () => Uint8Array.from({ length: words * 16 }, () => r() * 256));
-    const query = Uint8Array.from({ length: words * 16 }, () => r() * 256);
     const kernel = new HammingKernel();
-    const codesAt = 64;
-    const outAt = codesAt + groups * words * 64;
-    const memory = kernel.bytes();
-    memory.set(query, 0);
-    codes.forEach((code, slot) => {
-      for (let w = 0; w < words; w++)
-        memory.set(
-          code.subarray(w * 16, w * 16 + 16),
-          codesAt + (slot >> 2) * words * 64 + w * 64 + (slot & 3) * 16,
-        );
-    });
-    const histogramAt = outAt + groups * 16;
-    kernel.reserve(histogramAt + (words * 128 + 1) * 4);
-    const { distances, histogram } = kernel.distances(codesAt, 0, outAt, groups, words, histogramAt);
-    const popcount = (x: number) => x.toString(2).replace(/0/g, '').length;
-    const expected = new Uint32Array(words * 128 + 1);
-    // The padding slots after the last code (zero codes) count too.
-    const zeros = groups * 4 - n;
-    expected[query.reduce((d, b) => d + popcount(b), 0)] = zeros;
-    codes.forEach((code, slot) => {
-      let d = 0;
-      code.forEach((b, i) => (d += popcount(b ^ (query[i] ?? 0))));
-      expect(distances[slot]).toBe(d);
-      expected[d] = (expected[d] ?? 0) + 1;
-    });
-    expect(Array.from(histogram)).toEqual(Array.from(expected));
+    const { scan, distances, histogram } = kernelWithCodes(kernel, 3, 37, 3);
+    const got = kernel.distances(scan);
+    expect(Array.from(got.distances).slice(0, 37)).toEqual(distances);
+    expect(Array.from(got.histogram)).toEqual(histogram);
     // A second scan starts from a zeroed histogram.
-    expect(Array.from(kernel.distances(codesAt, 0, outAt, groups, words, histogramAt).histogram)).toEqual(
-      Array.from(expected),
-    );
+    expect(Array.from(kernel.distances(scan).histogram)).toEqual(histogram);
+  });
+
+  it('computes the same in shared memory, on the calling thread and on a scan thread', async () => {
+    const kernel = new HammingKernel({ shared: true });
+    expect(kernel.sharedMemory).toBeDefined();
+    expect(new HammingKernel().sharedMemory).toBeUndefined();
+    const { scan, distances, histogram } = kernelWithCodes(kernel, 5, 1001, 3);
+    expect(Array.from(kernel.distances(scan).distances).slice(0, 1001)).toEqual(distances);
+    const thread = new ScanThread();
+    try {
+      for (let round = 0; round < 3; round++) {
+        new Uint32Array(kernel.bytes().buffer, scan.out, 1004).fill(7);
+        kernel.clearHistogram(scan);
+        thread.start(kernel.sharedMemory!, scan);
+        thread.finish();
+        const got = kernel.result(scan);
+        expect(Array.from(got.distances).slice(0, 1001)).toEqual(distances);
+        expect(Array.from(got.histogram)).toEqual(histogram);
+      }
+      // Another kernel's memory is handed over with its first scan.
+      const other = new HammingKernel({ shared: true });
+      const second = kernelWithCodes(other, 9, 64, 2);
+      other.clearHistogram(second.scan);
+      thread.start(other.sharedMemory!, second.scan);
+      thread.finish();
+      expect(Array.from(other.result(second.scan).distances)).toEqual(second.distances);
+    } finally {
+      await thread.close();
+    }
+    expect(thread.usable).toBe(false);
+    expect(() => thread.start(kernel.sharedMemory!, scan)).toThrow(/closed/);
+  });
+
+  it('gives up on a scan thread that stopped answering', async () => {
+    const kernel = new HammingKernel({ shared: true });
+    const { scan } = kernelWithCodes(kernel, 5, 8, 1);
+    const thread = new ScanThread({ finishWithinMs: 200 });
+    // The thread dies; the next scan must fail within the limit, not wait forever.
+    await (thread as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    thread.start(kernel.sharedMemory!, scan);
+    expect(() => thread.finish()).toThrow(/did not answer/);
+    expect(thread.usable).toBe(false);
+    await thread.close();
   });
 });
 
@@ -94,6 +134,7 @@ describe('SqliteVectorIndex in-memory codes', () => {
     memory = new SqliteVectorIndex(db, { exactUpTo: 0, knnFromShare: 0 });
   });
   afterEach(async () => {
+    await memory.close();
     await ds.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -269,5 +310,67 @@ describe('SqliteVectorIndex in-memory codes', () => {
       expect(ids(memory, vector)).toEqual(ids(exact, vector));
     })();
     expect(memory.codeMemoryUsed()).toBe(0);
+  });
+
+  it('answers the same through its scan thread as on the calling thread', async () => {
+    ingest('s', 3000);
+    const inline = new SqliteVectorIndex(db, { exactUpTo: 0, knnFromShare: 0, scanThread: false });
+    for (let q = 0; q < 10; q++) {
+      const vector = point();
+      expect(ids(memory, vector, 10)).toEqual(ids(inline, vector, 10));
+    }
+    await inline.close();
+  });
+
+  it('runs a begun scan while other reads go on, and collects it later', () => {
+    ingest('s', 3000);
+    const vector = point();
+    const expected = ids(memory, vector, 10);
+    const collect = memory.beginNearest({ projectId, vector, k: 10 });
+    // Reads on the same connection meanwhile, as hybrid search ranks its lexical side.
+    expect(index.rankLexical({ projectId, text: 'chunk', topK: 3, mode: 'lexical' })).toHaveLength(3);
+    expect(collect().map((h) => h.chunkId)).toEqual(expected);
+  });
+
+  it('waits for a scan nobody collected before the codes change', () => {
+    ingest('s', 3000);
+    const vector = point();
+    memory.beginNearest({ projectId, vector: point(), k: 10 });
+    // Never collected: the next search must still see new chunks and a clean scan.
+    const added = ingest('late', 1);
+    index.vectors.store([{ chunkId: added[0] ?? 0, vector }]);
+    const got = ids(memory, vector, 10);
+    expect(got[0]).toBe(added[0]);
+    const inline = new SqliteVectorIndex(db, { exactUpTo: 0, knnFromShare: 0, scanThread: false });
+    expect(got).toEqual(ids(inline, vector, 10));
+  });
+
+  it('keeps answering on the calling thread once its scan thread is closed', async () => {
+    ingest('s', 500);
+    const vector = point();
+    const before = ids(memory, vector, 10);
+    await memory.close();
+    expect(ids(memory, vector, 10)).toEqual(before);
+    expect(memory.beginNearest({ projectId, vector, k: 10 })().map((h) => h.chunkId)).toEqual(before);
+  });
+
+  it('runs hybrid search with its dense scan on the scan thread, ranking as on the calling thread', async () => {
+    ingest('s', 3000);
+    const inline = new SqliteVectorIndex(db, { exactUpTo: 0, knnFromShare: 0, scanThread: false });
+    const threaded = new SqliteChunkIndex(db, memory);
+    const plain = new SqliteChunkIndex(db, inline);
+    const start = jest.spyOn(ScanThread.prototype, 'start');
+    try {
+      for (let q = 0; q < 5; q++) {
+        const query = { projectId, text: `s chunk ${q * 7}`, vector: point(), topK: 10, mode: 'hybrid' as const };
+        const got = await threaded.search(query);
+        expect(got).toHaveLength(10);
+        expect(got).toEqual(await plain.search(query));
+      }
+      expect(start).toHaveBeenCalledTimes(5);
+    } finally {
+      start.mockRestore();
+      await inline.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { HammingKernel } from './hamming-kernel';
+import { HammingKernel, type Scan, type ScanResult } from './hamming-kernel';
+import type { ScanThread } from './scan-thread';
 
 /**
  * Bytes of memory per cached vector at `dimension`: its code padded to 16-byte words, its chunk id
@@ -40,7 +41,7 @@ export function cacheableDimension(dimension: number): boolean {
  * holes reload the project instead.
  */
 export class ProjectCodes {
-  private kernel = new HammingKernel();
+  private kernel: HammingKernel;
   private ids = new Int32Array(0);
   /** Loaded (sorted) ids end here; slots after it up to `used` are the unsorted tail. */
   private sorted = 0;
@@ -53,11 +54,21 @@ export class ProjectCodes {
   private seq = -1;
   lastUsed = 0;
 
+  /**
+   * `thread`: where {@link beginNearest} runs its scans (the kernel memory is then shared);
+   * without it scans run on the calling thread.
+   */
   constructor(
     private readonly projectId: number,
     dimension: number,
+    private readonly thread?: ScanThread,
   ) {
     this.words = words(dimension);
+    this.kernel = this.newKernel();
+  }
+
+  private newKernel(): HammingKernel {
+    return new HammingKernel({ shared: this.thread !== undefined });
   }
 
   /** Vectors held (holes excluded). */
@@ -108,20 +119,49 @@ export class ProjectCodes {
    * {@link sync}.
    */
   nearest(code: Uint8Array, wanted: number): number[] {
-    if (this.used === 0 || wanted <= 0) return [];
+    return this.beginNearest(code, wanted)();
+  }
+
+  /**
+   * {@link nearest} in two steps: the scan starts now, on the cache's {@link ScanThread} when it
+   * has one, and the function returned waits for it and picks the ids. Until that function is
+   * called the cache must not change (no {@link sync}). Call after {@link sync}.
+   */
+  beginNearest(code: Uint8Array, wanted: number): () => number[] {
+    if (this.used === 0 || wanted <= 0) return () => [];
     const stride = this.words * 16;
     const query = new Uint8Array(stride);
     query.set(code.subarray(0, stride));
     this.kernel.bytes().set(query, 0);
+    const scan: Scan = {
+      codes: CODES_AT,
+      query: 0,
+      out: this.outAt(),
+      groups: Math.ceil(this.used / 4),
+      words: this.words,
+      histogram: this.histogramAt(),
+    };
+    const memory = this.kernel.sharedMemory;
+    if (this.thread?.usable && memory) {
+      this.kernel.clearHistogram(scan);
+      this.thread.start(memory, scan);
+      return () => {
+        try {
+          this.thread?.finish();
+        } catch {
+          // The thread is gone: scan here instead.
+          return this.pick(this.kernel.distances(scan), wanted);
+        }
+        return this.pick(this.kernel.result(scan), wanted);
+      };
+    }
+    const result = this.kernel.distances(scan);
+    return () => this.pick(result, wanted);
+  }
+
+  /** The `wanted` nearest ids from a scan's distances and histogram. */
+  private pick({ distances, histogram }: ScanResult, wanted: number): number[] {
     const groups = Math.ceil(this.used / 4);
-    const { distances, histogram } = this.kernel.distances(
-      CODES_AT,
-      0,
-      this.outAt(),
-      groups,
-      this.words,
-      this.histogramAt(),
-    );
     // The kernel counted the padding after the last code and the holes too: uncount them.
     const n = this.used;
     for (let i = n; i < groups * 4; i++) decrement(histogram, distances[i] ?? 0);
@@ -145,7 +185,7 @@ export class ProjectCodes {
 
   private load(statements: CodeStatements, head: number): void {
     const n = statements.countProject.get(this.projectId)?.n ?? 0;
-    this.kernel = new HammingKernel();
+    this.kernel = this.newKernel();
     this.capacity = roundUp4(n + Math.max(MIN_ROOM, Math.ceil(n * ROOM_SHARE)));
     this.kernel.reserve(this.histogramAt() + (this.words * 128 + 1) * 4);
     this.ids = new Int32Array(this.capacity);

@@ -6,23 +6,28 @@
  */
 export class HammingKernel {
   private readonly memory: WasmMemory;
-  private readonly distancesFn: (
-    codes: number,
-    query: number,
-    out: number,
-    groups: number,
-    words: number,
-    histogram: number,
-  ) => void;
+  private readonly distancesFn: DistancesFn;
 
-  constructor() {
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(MODULE));
-    const exports = instance.exports as unknown as {
-      memory: WasmMemory;
-      distances: HammingKernel['distancesFn'];
-    };
+  /**
+   * `shared`: the memory is a shared WebAssembly memory (a SharedArrayBuffer that grows in place
+   * up to 4 GiB), so a {@link ScanThread} can run the scan while this thread does other work.
+   */
+  constructor(options: { shared?: boolean } = {}) {
+    if (options.shared) {
+      this.memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+      const instance = new WebAssembly.Instance(sharedModule(), { env: { memory: this.memory } });
+      this.distancesFn = (instance.exports as { distances: DistancesFn }).distances;
+      return;
+    }
+    const instance = new WebAssembly.Instance(ownModule());
+    const exports = instance.exports as unknown as { memory: WasmMemory; distances: DistancesFn };
     this.memory = exports.memory;
     this.distancesFn = exports.distances;
+  }
+
+  /** The shared memory a {@link ScanThread} scans (undefined unless built `shared`). */
+  get sharedMemory(): WasmMemory | undefined {
+    return this.memory.buffer instanceof SharedArrayBuffer ? this.memory : undefined;
   }
 
   /** Bytes of module memory. */
@@ -44,37 +49,68 @@ export class HammingKernel {
   /**
    * Distances from the code at `query` (`words` × 16 bytes, zero-padded) to the `groups` × 4 codes
    * at `codes` (interleaved in groups of four, see below), written as uint32 at `out`, and how many
-   * codes are at each distance, as uint32 counts at `histogram` (words × 128 + 1 of them). Offsets are byte offsets into module memory; `out` and `histogram`
-   * multiples of 4.
+   * codes are at each distance, as uint32 counts at `histogram` (words × 128 + 1 of them). Offsets
+   * are byte offsets into module memory; `out` and `histogram` multiples of 4.
    */
-  distances(
-    codes: number,
-    query: number,
-    out: number,
-    groups: number,
-    words: number,
-    histogram: number,
-  ): { distances: Uint32Array; histogram: Uint32Array } {
-    new Uint32Array(this.memory.buffer, histogram, words * 128 + 1).fill(0);
-    this.distancesFn(codes, query, out, groups, words, histogram);
+  distances(scan: Scan): ScanResult {
+    this.clearHistogram(scan);
+    this.distancesFn(scan.codes, scan.query, scan.out, scan.groups, scan.words, scan.histogram);
+    return this.result(scan);
+  }
+
+  /** Zeroes the histogram of a scan: the kernel only counts into it. */
+  clearHistogram(scan: Scan): void {
+    new Uint32Array(this.memory.buffer, scan.histogram, scan.words * 128 + 1).fill(0);
+  }
+
+  /** Views of what a finished scan wrote. */
+  result(scan: Scan): ScanResult {
     return {
-      distances: new Uint32Array(this.memory.buffer, out, groups * 4),
-      histogram: new Uint32Array(this.memory.buffer, histogram, words * 128 + 1),
+      distances: new Uint32Array(this.memory.buffer, scan.out, scan.groups * 4),
+      histogram: new Uint32Array(this.memory.buffer, scan.histogram, scan.words * 128 + 1),
     };
   }
 }
+
+/** The arguments of one kernel call (byte offsets into kernel memory, counts). */
+export interface Scan {
+  codes: number;
+  query: number;
+  out: number;
+  groups: number;
+  words: number;
+  histogram: number;
+}
+
+export interface ScanResult {
+  distances: Uint32Array;
+  histogram: Uint32Array;
+}
+
+type DistancesFn = (
+  codes: number,
+  query: number,
+  out: number,
+  groups: number,
+  words: number,
+  histogram: number,
+) => void;
+
+/** The most pages a wasm32 memory can have (4 GiB). */
+const MAX_PAGES = 65_536;
 
 const PAGE = 65_536;
 
 // The WebAssembly global of Node, typed here: the shared tsconfig has no DOM library, which is
 // where TypeScript declares it.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
   grow(pages: number): number;
 }
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: object };
+  Instance: new (module: object, imports?: object) => { exports: object };
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 };
 
 // Opcodes used below (WebAssembly core and SIMD proposal).
@@ -181,13 +217,36 @@ function uleb(n: number): number[] {
 
 const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
-const MODULE = new Uint8Array([
-  ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-  // type 0: (i32 × 5) -> ()
-  ...section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]),
-  ...section(3, [1, 0]),
-  // one memory, 1 page minimum, no maximum
+const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+// type 0: (i32 × 6) -> ()
+const types = section(1, [1, 0x60, 6, I32, I32, I32, I32, I32, I32, 0]);
+const functions = section(3, [1, 0]);
+const code = section(10, [1, ...uleb(body.length), ...body]);
+
+/** The kernel with its own memory (1 page minimum, no maximum), exported as `memory`. */
+export const MODULE_BYTES = new Uint8Array([
+  ...header,
+  ...types,
+  ...functions,
   ...section(5, [1, 0x00, 1]),
   ...section(7, [2, ...name('memory'), 0x02, 0, ...name('distances'), 0x00, 0]),
-  ...section(10, [1, ...uleb(body.length), ...body]),
+  ...code,
 ]);
+
+/**
+ * The kernel importing `env.memory`, a shared memory of 1 to {@link MAX_PAGES} pages (limits flag
+ * 3: a maximum, shared), which the thread that asks for a scan and the {@link ScanThread} that runs
+ * it both instantiate.
+ */
+export const SHARED_MODULE_BYTES = new Uint8Array([
+  ...header,
+  ...types,
+  ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x03, 1, ...uleb(MAX_PAGES)]),
+  ...functions,
+  ...section(7, [1, ...name('distances'), 0x00, 0]),
+  ...code,
+]);
+
+const compiled: { own?: object; shared?: object } = {};
+const ownModule = () => (compiled.own ??= new WebAssembly.Module(MODULE_BYTES));
+const sharedModule = () => (compiled.shared ??= new WebAssembly.Module(SHARED_MODULE_BYTES));

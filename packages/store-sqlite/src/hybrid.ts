@@ -54,15 +54,18 @@ export function denseSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
 export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
   if (!query.vector) return deps.lexicalSearch(query);
   const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
-  const lexicalHits = deps.lexical({ ...query, topK: pool });
-  // Lexical candidates get exact dense scores below, so the dense side only needs its own top
-  // k: a larger k makes sqlite-vec's kNN slower (bench/retrieval/latency.js).
-  const denseHits = deps.vectors.nearest({
+  // The dense side starts first: with the project's codes in memory its scan runs on the scan
+  // thread while FTS5 ranks the lexical side here. Lexical candidates get exact dense scores
+  // below, so the dense side only needs its own top k.
+  const collectDense = deps.vectors.beginNearest({
     projectId: query.projectId,
     vector: query.vector,
     k: query.topK,
     filters: query.filters,
   });
+  // A scan left uncollected when this throws is waited for before the next one starts.
+  const lexicalHits = deps.lexical({ ...query, topK: pool });
+  const denseHits = collectDense();
   const ids = new Set([...lexicalHits.map((h) => h.chunkId), ...denseHits.map((h) => h.chunkId)]);
   const dense = new Map<number, number>(denseHits.map((h) => [h.chunkId, h.similarity]));
   const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);

@@ -11,6 +11,7 @@ import {
   ProjectCodes,
   type CodeStatements,
 } from './code-cache';
+import { ScanThread } from './scan-thread';
 
 export type { PendingChunk } from '@kbqa/core';
 
@@ -41,6 +42,12 @@ export interface VectorSearchTuning {
    * than the budget is searched through sqlite-vec. 0 turns the in-memory codes off.
    */
   codeMemoryBytes?: number;
+  /**
+   * Whether the scans of the in-memory codes run on a thread of their own (default true where
+   * shared WebAssembly memory is available), so hybrid search ranks its lexical side while the
+   * dense scan runs ({@link SqliteVectorIndex.beginNearest}).
+   */
+  scanThread?: boolean;
 }
 
 const META_ID = 'embedder_id';
@@ -93,6 +100,9 @@ export class SqliteVectorIndex implements VectorStore {
   private readonly knnFromShare: number;
   private readonly sampleFromDocuments: number;
   private readonly codeMemoryBytes: number;
+  private readonly useScanThread: boolean;
+  /** The scan thread once started; null when off or unavailable. */
+  private scanThread: ScanThread | null | undefined;
   /** In-memory codes per project, in order of last use (oldest first). */
   private readonly codes = new Map<number, ProjectCodes>();
   private codeStmt: CodeStatements | undefined;
@@ -106,6 +116,7 @@ export class SqliteVectorIndex implements VectorStore {
     this.knnFromShare = tuning.knnFromShare ?? KNN_FROM_SHARE;
     this.sampleFromDocuments = tuning.sampleFromDocuments ?? SAMPLE_FROM_DOCUMENTS;
     this.codeMemoryBytes = tuning.codeMemoryBytes ?? CODE_MEMORY_BYTES;
+    this.useScanThread = tuning.scanThread ?? true;
   }
 
   private prepare() {
@@ -337,20 +348,7 @@ export class SqliteVectorIndex implements VectorStore {
    * binary-quantized kNN with exact rescoring, widened until k filtered results are found.
    */
   nearest(query: NearestQuery): NearestHit[] {
-    const meta = this.meta();
-    const bits = this.bits();
-    if (!meta || !bits) {
-      throw new KbqaError(
-        'INDEX_MISMATCH',
-        'Dense search needs vectors, but no embedding model is attached to the index; configure one and let the chunks be embedded',
-      );
-    }
-    if (query.vector.length !== meta.dimension) {
-      throw new KbqaError(
-        'BAD_REQUEST',
-        `The query vector has ${query.vector.length} dimensions; the index holds ${meta.dimension}-dimension vectors of ${meta.embedderId}`,
-      );
-    }
+    const { meta, bits } = this.checked(query);
     if (query.k <= 0) return [];
     const q = vectorBlob(query.vector);
     const total = this.projectVectors(query.projectId);
@@ -374,6 +372,59 @@ export class SqliteVectorIndex implements VectorStore {
   }
 
   /**
+   * {@link nearest} in two steps: an unfiltered search of a project whose codes are in memory
+   * starts its scan on the scan thread now, and the function returned waits for it and rescores;
+   * every other search runs when the function is called. Hybrid search starts the dense side
+   * first and ranks the lexical side meanwhile (1M chunks: a ~10 ms scan beside ~15 ms of FTS5).
+   * Call the function before any other search of this index.
+   */
+  beginNearest(query: NearestQuery): () => NearestHit[] {
+    const later = () => this.nearest(query);
+    if (!this.useScanThread || query.k <= 0 || (query.filters?.length ?? 0) > 0) return later;
+    const meta = this.meta();
+    if (!meta || !this.bits() || query.vector.length !== meta.dimension) return later;
+    const total = this.projectVectors(query.projectId);
+    if (total <= this.exactUpTo) return later;
+    const codes = this.projectCodes(query.projectId, total, meta.dimension);
+    if (!codes) return later;
+    const q = vectorBlob(query.vector);
+    const picking = codes.beginNearest(this.quantized(q), Math.max(MIN_CANDIDATES, query.k * MEMORY_OVERSAMPLE));
+    return () => this.toHits(this.stmt.rescore.all(q, JSON.stringify(picking()), query.k));
+  }
+
+  /** Ends the scan thread, if one was started. */
+  async close(): Promise<void> {
+    const thread = this.scanThread;
+    this.scanThread = null;
+    await thread?.close();
+  }
+
+  /** The index's embedder and bit table, checked against a query's vector. */
+  private checked(query: NearestQuery): { meta: { embedderId: string; dimension: number }; bits: BitsStatements } {
+    const meta = this.meta();
+    const bits = this.bits();
+    if (!meta || !bits) {
+      throw new KbqaError(
+        'INDEX_MISMATCH',
+        'Dense search needs vectors, but no embedding model is attached to the index; configure one and let the chunks be embedded',
+      );
+    }
+    if (query.vector.length !== meta.dimension) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `The query vector has ${query.vector.length} dimensions; the index holds ${meta.dimension}-dimension vectors of ${meta.embedderId}`,
+      );
+    }
+    return { meta, bits };
+  }
+
+  private quantized(q: Buffer): Buffer {
+    const code = this.codeStatements().quantize.get(q);
+    if (!code) throw new KbqaError('INTERNAL', 'vec_quantize_binary returned nothing');
+    return code;
+  }
+
+  /**
    * kNN on the project's codes in memory, the best {@link MEMORY_OVERSAMPLE} per wanted result
    * (divided by the filter's share) rescored exactly in float with the filter applied, widened
    * until k filtered results are found.
@@ -384,8 +435,7 @@ export class SqliteVectorIndex implements VectorStore {
     query: NearestQuery,
     filter: { sql: string; params: Array<string | number>; share: number } | undefined,
   ): NearestHit[] {
-    const code = this.codeStatements().quantize.get(q);
-    if (!code) throw new KbqaError('INTERNAL', 'vec_quantize_binary returned nothing');
+    const code = this.quantized(q);
     const share = filter?.share ?? 1;
     let wanted = Math.max(MIN_CANDIDATES, Math.ceil((query.k * MEMORY_OVERSAMPLE) / share));
     for (;;) {
@@ -420,8 +470,10 @@ export class SqliteVectorIndex implements VectorStore {
       this.codes.delete(projectId);
       return undefined;
     }
+    // A scan handed over earlier and never collected must end before any codes change.
+    this.scanThread?.settle();
     let codes = this.codes.get(projectId);
-    if (!codes) codes = new ProjectCodes(projectId, dimension);
+    if (!codes) codes = new ProjectCodes(projectId, dimension, this.thread());
     this.codes.delete(projectId);
     this.codes.set(projectId, codes);
     codes.sync(this.codeStatements());
@@ -434,6 +486,12 @@ export class SqliteVectorIndex implements VectorStore {
       held -= c.bytes;
     }
     return codes;
+  }
+
+  /** The scan thread, started on first use (undefined when off or unavailable). */
+  private thread(): ScanThread | undefined {
+    if (this.scanThread === undefined) this.scanThread = (this.useScanThread && ScanThread.tryCreate()) || null;
+    return this.scanThread ?? undefined;
   }
 
   /** Bytes of codes held in memory now, all projects together. */

@@ -39,7 +39,10 @@ function kernelWithCodes(kernel: HammingKernel, seed: number, n: number, words: 
   memory.set(query, 0);
   codes.forEach((code, slot) => {
     for (let w = 0; w < words; w++)
-      memory.set(code.subarray(w * 16, w * 16 + 16), codesAt + (slot >> 2) * words * 64 + w * 64 + (slot & 3) * 16);
+      memory.set(
+        code.subarray(w * 16, w * 16 + 16),
+        codesAt + (slot >> 2) * words * 64 + w * 64 + (slot & 3) * 16,
+      );
   });
   const popcount = (x: number) => x.toString(2).replace(/0/g, '').length;
   const distances = codes.map((code) => code.reduce((d, b, i) => d + popcount(b ^ (query[i] ?? 0)), 0));
@@ -351,7 +354,11 @@ describe('SqliteVectorIndex in-memory codes', () => {
     const before = ids(memory, vector, 10);
     await memory.close();
     expect(ids(memory, vector, 10)).toEqual(before);
-    expect(memory.beginNearest({ projectId, vector, k: 10 })().map((h) => h.chunkId)).toEqual(before);
+    expect(
+      memory
+        .beginNearest({ projectId, vector, k: 10 })()
+        .map((h) => h.chunkId),
+    ).toEqual(before);
   });
 
   it('runs hybrid search with its dense scan on the scan thread, ranking as on the calling thread', async () => {
@@ -362,7 +369,13 @@ describe('SqliteVectorIndex in-memory codes', () => {
     const start = jest.spyOn(ScanThread.prototype, 'start');
     try {
       for (let q = 0; q < 5; q++) {
-        const query = { projectId, text: `s chunk ${q * 7}`, vector: point(), topK: 10, mode: 'hybrid' as const };
+        const query = {
+          projectId,
+          text: `s chunk ${q * 7}`,
+          vector: point(),
+          topK: 10,
+          mode: 'hybrid' as const,
+        };
         const got = await threaded.search(query);
         expect(got).toHaveLength(10);
         expect(got).toEqual(await plain.search(query));

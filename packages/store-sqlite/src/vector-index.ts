@@ -388,7 +388,10 @@ export class SqliteVectorIndex implements VectorStore {
     const codes = this.projectCodes(query.projectId, total, meta.dimension);
     if (!codes) return later;
     const q = vectorBlob(query.vector);
-    const picking = codes.beginNearest(this.quantized(q), Math.max(MIN_CANDIDATES, query.k * MEMORY_OVERSAMPLE));
+    const picking = codes.beginNearest(
+      this.quantized(q),
+      Math.max(MIN_CANDIDATES, query.k * MEMORY_OVERSAMPLE),
+    );
     return () => this.toHits(this.stmt.rescore.all(q, JSON.stringify(picking()), query.k));
   }
 
@@ -400,7 +403,10 @@ export class SqliteVectorIndex implements VectorStore {
   }
 
   /** The index's embedder and bit table, checked against a query's vector. */
-  private checked(query: NearestQuery): { meta: { embedderId: string; dimension: number }; bits: BitsStatements } {
+  private checked(query: NearestQuery): {
+    meta: { embedderId: string; dimension: number };
+    bits: BitsStatements;
+  } {
     const meta = this.meta();
     const bits = this.bits();
     if (!meta || !bits) {
@@ -490,7 +496,8 @@ export class SqliteVectorIndex implements VectorStore {
 
   /** The scan thread, started on first use (undefined when off or unavailable). */
   private thread(): ScanThread | undefined {
-    if (this.scanThread === undefined) this.scanThread = (this.useScanThread && ScanThread.tryCreate()) || null;
+    if (this.scanThread === undefined)
+      this.scanThread = (this.useScanThread && ScanThread.tryCreate()) || null;
     return this.scanThread ?? undefined;
   }
 

@@ -96,7 +96,7 @@ export interface PostgresChunkStoreOptions {
   pruneAbovePostings?: number;
   /**
    * Postings the process holds for lexical search (PostingsCache: BM25 summed here, not in
-   * PostgreSQL; default 2,000,000, about 24 MB); 0 sums every question in SQL, which tests use
+   * PostgreSQL; default 4,000,000, at most about 48 MB); 0 sums every question in SQL, which tests use
    * to compare both ways.
    */
   cachedPostings?: number;

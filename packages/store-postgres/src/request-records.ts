@@ -42,6 +42,34 @@ export class PostgresRequestRecords implements RequestRecords {
     return rows[0]!.id;
   }
 
+  /** One statement: the conversation's insert feeds the message's, one round trip and one commit. */
+  async startConversation(
+    projectId: number,
+    roleInfo: string | null,
+    first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+  ): Promise<{ conversationId: number; messageId: number }> {
+    const at = nowTimestamp();
+    const { rows } = await this.pool.query<{ conversation_id: number; id: number }>({
+      name: 'kbqa_new_conversation_message',
+      text: `WITH c AS (INSERT INTO conversations (project_id, role_info, created_at) VALUES ($1::integer, $2::text, $3::text) RETURNING id)
+       INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+       SELECT $1::integer, c.id, $4::text, $5::text, $6::integer, $7::text, $8::boolean, $9::text, $3::text
+       FROM c RETURNING conversation_id, id`,
+      values: [
+        projectId,
+        roleInfo,
+        at,
+        first.sender,
+        first.text,
+        first.replyTo,
+        JSON.stringify(first.sources),
+        first.complete,
+        JSON.stringify(first.toolsUsed ?? []),
+      ],
+    });
+    return { conversationId: rows[0]!.conversation_id, messageId: rows[0]!.id };
+  }
+
   async addMessage(m: NewMessage): Promise<number> {
     const { rows } = await this.pool.query<{ id: number }>({
       name: 'kbqa_new_message',

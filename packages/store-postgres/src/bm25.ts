@@ -325,13 +325,15 @@ export class Bm25Ranker {
     // Without phrases or context terms, every chunk holding a term's word matches the question.
     let checked: Map<number, boolean[]> | undefined;
     if (phrases.length > 0 || prepared.some((t) => t.factor !== 1)) {
-      const { rows } = await this.db.query<{ id: number; phrases: boolean[] }>(
-        `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main)
+      // Named: prepared once per connection, as the other statements a question runs.
+      const { rows } = await this.db.query<{ id: number; phrases: boolean[] }>({
+        name: 'kbqa_phrase_matches',
+        text: `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main)
          SELECT c.id, ARRAY(SELECT c.tsv @@ to_tsquery('kbqa_english', p)
                             FROM unnest($2::text[]) WITH ORDINALITY AS t (p, i) ORDER BY i) AS phrases
          FROM q, chunks c WHERE c.id = ANY($3::int[]) AND c.tsv @@ q.main`,
-        [match, phrases.map((p) => p.query), top],
-      );
+        values: [match, phrases.map((p) => p.query), top],
+      });
       checked = new Map(rows.map((r) => [r.id, r.phrases]));
     }
     for (const id of top) {

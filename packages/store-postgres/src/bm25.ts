@@ -300,16 +300,7 @@ export class Bm25Ranker {
     const sum = this.sum;
     sum.begin(maxId);
     // Per chunk in the order the SQL bound adds them: single words by slot, then phrases.
-    ordered.forEach((list, i) => {
-      const w = weights[i]!;
-      const { chunkIds, tfs, docLens } = list;
-      for (let j = 0; j < chunkIds.length; j++) {
-        const tf = tfs[j]!;
-        // A list of a phrase's word alone still makes its chunks candidates, at 0.
-        if (!(tf > 0 && w > 0)) sum.add(chunkIds[j]!, 0);
-        else sum.add(chunkIds[j]!, (w * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLens[j]!) / avg)));
-      }
-    });
+    ordered.forEach((list, i) => sum.addBm25(list.chunkIds, list.tfs, list.docLens, weights[i]!, K1, B, avg));
     for (const t of phrases) {
       // As the SQL bound: a phrase repeating a word never counts (its distinct words fall short).
       if (new Set(t.lexemes).size !== t.lexemes.length) continue;

@@ -34,6 +34,30 @@ describe(ScoreSum.name, () => {
     expect(sum.touched.length).toBe(5001);
     expect(sum.top(3)).toEqual([6, 13, 20]);
   });
+  it('adds a list of BM25 saturations as adding each one would, to the bit', () => {
+    const ids = Int32Array.from([2, 5, 9]);
+    const tfs = Float32Array.from([1, 2.5, 0]);
+    const lens = Int32Array.from([10, 40, 7]);
+    const one = new ScoreSum();
+    one.begin(9);
+    one.add(5, 0.3);
+    one.addBm25(ids, tfs, lens, 1.7, 1.2, 0.75, 23.4);
+    const each = new ScoreSum();
+    each.begin(9);
+    each.add(5, 0.3);
+    ids.forEach((id, j) => {
+      const tf = tfs[j]!;
+      each.add(id, tf > 0 ? (1.7 * tf * (1.2 + 1)) / (tf + 1.2 * (1 - 0.75 + (0.75 * lens[j]!) / 23.4)) : 0);
+    });
+    for (const id of [2, 5, 9]) expect(one.get(id)).toBe(each.get(id));
+    expect(one.get(9)).toBe(0);
+    expect([...one.touched]).toEqual([5, 2, 9]);
+    // A zero weight leaves the sums but still makes its chunks candidates.
+    one.begin(9);
+    one.addBm25(ids, tfs, lens, 0, 1.2, 0.75, 23.4);
+    expect([...one.touched]).toEqual([2, 5, 9]);
+    expect(one.top(3)).toEqual([2, 5, 9]);
+  });
 });
 
 describe(topIds.name, () => {

@@ -9,7 +9,7 @@ export class ScoreSum {
   private score = new Float64Array(0);
   private mark = new Int32Array(0);
   private epoch = 0;
-  private seen = new Int32Array(1024);
+  private seen = new Int32Array(0);
   private count = 0;
 
   /** Starts a sum over chunk ids up to `maxId`. */
@@ -18,6 +18,8 @@ export class ScoreSum {
       const size = Math.max(maxId + 1, this.score.length * 2);
       this.score = new Float64Array(size);
       this.mark = new Int32Array(size);
+      // Each chunk is seen once a sum: room for all, so adding never checks for it.
+      this.seen = new Int32Array(size);
       this.epoch = 0;
     }
     this.epoch += 1;
@@ -29,15 +31,46 @@ export class ScoreSum {
     if (this.mark[id] !== this.epoch) {
       this.mark[id] = this.epoch;
       this.score[id] = value;
-      if (this.count === this.seen.length) {
-        const grown = new Int32Array(this.seen.length * 2);
-        grown.set(this.seen);
-        this.seen = grown;
-      }
       this.seen[this.count++] = id;
     } else {
       this.score[id] = this.score[id]! + value;
     }
+  }
+
+  /**
+   * {@link add} for each posting of a term's list: `weight` × the term's BM25 saturation,
+   * `weight · tf · (k1 + 1) / (tf + k1 · (1 − b + b · length / avgLength))`, 0 where tf or
+   * weight is not positive (the chunk is still a candidate). One loop over typed arrays: the
+   * common words' lists hold most chunks of a large project.
+   */
+  addBm25(
+    chunkIds: Int32Array,
+    tfs: Float32Array,
+    docLens: Int32Array,
+    weight: number,
+    k1: number,
+    b: number,
+    avgLength: number,
+  ): void {
+    const { mark, score, seen, epoch } = this;
+    let count = this.count;
+    const positive = weight > 0;
+    for (let j = 0; j < chunkIds.length; j++) {
+      const id = chunkIds[j]!;
+      const tf = tfs[j]!;
+      const value =
+        positive && tf > 0
+          ? (weight * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * docLens[j]!) / avgLength))
+          : 0;
+      if (mark[id] !== epoch) {
+        mark[id] = epoch;
+        score[id] = value;
+        seen[count++] = id;
+      } else {
+        score[id] = score[id]! + value;
+      }
+    }
+    this.count = count;
   }
 
   /** The chunks added to since {@link begin}. */

@@ -168,6 +168,15 @@ export interface RequestRecords {
   touchKey(keyId: number, at: string): MaybePromise<void>;
   /** Creates a conversation; returns its id. */
   createConversation(projectId: number, roleInfo: string | null): MaybePromise<number>;
+  /**
+   * Creates a conversation together with its first message (a chat that starts one stores its
+   * question so: one write instead of two, one statement on PostgreSQL); returns both ids.
+   */
+  startConversation(
+    projectId: number,
+    roleInfo: string | null,
+    first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+  ): MaybePromise<{ conversationId: number; messageId: number }>;
   /** Stores a message; returns its id. */
   addMessage(message: NewMessage): MaybePromise<number>;
   /** The project's AI answers matching the filters with their questions, oldest first. */

@@ -1,4 +1,5 @@
 import { type PostingList, PostingsCache } from './postings-cache';
+import { ScoreSum } from './score-sum';
 import { tsQueryOf, searchText } from './text-search';
 import type { Queryable } from './vector-store';
 
@@ -60,6 +61,7 @@ export class Bm25Ranker {
   private dfs = { rows: -1, n: new Map<string, number>() };
   private postings = { rows: -1, n: new Map<string, number>() };
   private readonly cache: PostingsCache | undefined;
+  private readonly sum = new ScoreSum();
   /**
    * Lexemes of each term text as kbqa_english stems it (a configuration migration 1 fixes, so
    * they never change): one round trip a question fewer.
@@ -291,56 +293,56 @@ export class Bm25Ranker {
     const phrases = prepared.filter((t) => t.lexemes.length > 1);
     for (const t of prepared)
       if (t.lexemes.length === 1) weights[slot.get(t.lexemes[0]!)!]! += t.factor * t.idf;
-    const phraseSlots = phrases.map((t) =>
+    const ordered = lexemes.map((l) => lists.get(l)!);
+    let maxId = -1;
+    for (const l of ordered)
+      if (l.chunkIds.length > 0) maxId = Math.max(maxId, l.chunkIds[l.chunkIds.length - 1]!);
+    const sum = this.sum;
+    sum.begin(maxId);
+    // Per chunk in the order the SQL bound adds them: single words by slot, then phrases.
+    ordered.forEach((list, i) => sum.addBm25(list.chunkIds, list.tfs, list.docLens, weights[i]!, K1, B, avg));
+    for (const t of phrases) {
       // As the SQL bound: a phrase repeating a word never counts (its distinct words fall short).
-      new Set(t.lexemes).size === t.lexemes.length ? t.lexemes.map((l) => slot.get(l)!) : undefined,
-    );
-    const table = mergePostings(lexemes.map((l) => lists.get(l)!));
-    const width = lexemes.length;
-    const scores = new Float64Array(table.ids.length);
-    for (let c = 0; c < table.ids.length; c++) {
-      const norm = K1 * (1 - B + (B * table.docLens[c]!) / avg);
-      let score = 0;
-      for (let i = 0; i < width; i++) {
-        const tf = table.tfs[c * width + i]!;
-        if (tf > 0 && weights[i]! > 0) score += (weights[i]! * tf * (K1 + 1)) / (tf + norm);
-      }
-      phrases.forEach((t, p) => {
-        const slots = phraseSlots[p];
-        if (!slots) return;
-        let tf = Infinity;
-        for (const i of slots) tf = Math.min(tf, table.tfs[c * width + i]!);
-        if (tf > 0) score += (t.factor * t.idf * tf * (K1 + 1)) / (tf + norm);
+      if (new Set(t.lexemes).size !== t.lexemes.length) continue;
+      const words = t.lexemes.map((l) => lists.get(l)!);
+      const weight = t.factor * t.idf;
+      forEachCommon(words, (id, tf, docLen) => {
+        if (tf > 0) sum.add(id, (weight * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * docLen) / avg)));
       });
-      scores[c] = score;
     }
-    // The `want` best, ties by id: only the chunks at or above the want-th best score are sorted.
-    const floor = kthLargest(scores, want);
-    const best: number[] = [];
-    for (let c = 0; c < scores.length; c++) if (scores[c]! >= floor) best.push(c);
-    best.sort((a, b) => scores[b]! - scores[a]! || table.ids[a]! - table.ids[b]!);
-    const top = best.slice(0, want).map((c) => table.ids[c]!);
-    const row = new Map(best.slice(0, want).map((c) => [table.ids[c]!, c]));
+    const top = sum.top(want);
     const out = new Map<number, number>();
     if (top.length === 0) return out;
     // Without phrases or context terms, every chunk holding a term's word matches the question.
     let checked: Map<number, boolean[]> | undefined;
     if (phrases.length > 0 || prepared.some((t) => t.factor !== 1)) {
-      const { rows } = await this.db.query<{ id: number; phrases: boolean[] }>(
-        `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main)
+      // Named: prepared once per connection, as the other statements a question runs.
+      const { rows } = await this.db.query<{ id: number; phrases: boolean[] }>({
+        name: 'kbqa_phrase_matches',
+        text: `WITH q AS (SELECT to_tsquery('kbqa_english', $1) AS main)
          SELECT c.id, ARRAY(SELECT c.tsv @@ to_tsquery('kbqa_english', p)
                             FROM unnest($2::text[]) WITH ORDINALITY AS t (p, i) ORDER BY i) AS phrases
          FROM q, chunks c WHERE c.id = ANY($3::int[]) AND c.tsv @@ q.main`,
-        [match, phrases.map((p) => p.query), top],
-      );
+        values: [match, phrases.map((p) => p.query), top],
+      });
       checked = new Map(rows.map((r) => [r.id, r.phrases]));
     }
     for (const id of top) {
       const matched = checked ? checked.get(id) : [];
       if (!matched) continue;
-      const c = row.get(id)!;
-      const tf = (l: string): number => table.tfs[c * width + slot.get(l)!]!;
-      out.set(id, exactScore(prepared, phrases, tf, matched, table.docLens[c]!, avgLength));
+      let docLen = 0;
+      const tfOf = new Map<string, number>();
+      for (const l of lexemes) {
+        const list = lists.get(l)!;
+        const j = indexOf(list.chunkIds, id);
+        if (j < 0) continue;
+        tfOf.set(l, list.tfs[j]!);
+        docLen = list.docLens[j]!;
+      }
+      out.set(
+        id,
+        exactScore(prepared, phrases, (l) => tfOf.get(l) ?? 0, matched, docLen, avgLength),
+      );
     }
     return out;
   }
@@ -401,77 +403,47 @@ export class Bm25Ranker {
   }
 }
 
-/** The k-th largest value (-Infinity when there are fewer): a min-heap of the k best seen. */
-function kthLargest(values: Float64Array, k: number): number {
-  if (k <= 0 || values.length < k) return -Infinity;
-  const heap = new Float64Array(k);
-  let size = 0;
-  const down = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < size && heap[l]! < heap[m]!) m = l;
-      if (r < size && heap[r]! < heap[m]!) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
-  for (const v of values) {
-    if (size < k) {
-      let i = size++;
-      heap[i] = v;
-      while (i > 0 && heap[(i - 1) >> 1]! > heap[i]!) {
-        const parent = (i - 1) >> 1;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-        i = parent;
-      }
-    } else if (v > heap[0]!) {
-      heap[0] = v;
-      down(0);
-    }
+/** Where `id` is in ascending `ids`, or -1. */
+function indexOf(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = ids[mid]!;
+    if (at < id) lo = mid + 1;
+    else if (at > id) hi = mid - 1;
+    else return mid;
   }
-  return heap[0]!;
+  return -1;
 }
 
 /**
- * The chunks of several posting lists (each by ascending chunk id) merged into one table: chunk
- * ids ascending, each chunk's length, and its tf in list `i` at `tfs[row * lists + i]` (0 where
- * the list does not hold it).
+ * Calls `visit` for each chunk in all of `lists` (each by ascending chunk id), in id order, with
+ * its least tf over them and its length.
  */
-function mergePostings(lists: PostingList[]): { ids: Int32Array; docLens: Int32Array; tfs: Float64Array } {
-  const width = lists.length;
-  const at = new Int32Array(width);
-  const most = lists.reduce((n, l) => n + l.chunkIds.length, 0);
-  const ids = new Int32Array(most);
-  const docLens = new Int32Array(most);
-  const tfs = new Float64Array(most * width);
-  let rows = 0;
-  for (;;) {
-    let next = Infinity;
-    for (let i = 0; i < width; i++) {
-      const list = lists[i]!;
-      if (at[i]! < list.chunkIds.length) next = Math.min(next, list.chunkIds[at[i]!]!);
+export function forEachCommon(
+  lists: PostingList[],
+  visit: (id: number, tf: number, docLen: number) => void,
+): void {
+  if (lists.length === 0) return;
+  const at = new Int32Array(lists.length);
+  const shortest = lists.reduce((a, b) => (b.chunkIds.length < a.chunkIds.length ? b : a));
+  outer: for (let k = 0; k < shortest.chunkIds.length; k++) {
+    const id = shortest.chunkIds[k]!;
+    let tf = Infinity;
+    let docLen = 0;
+    for (let i = 0; i < lists.length; i++) {
+      const ids = lists[i]!.chunkIds;
+      let j = at[i]!;
+      while (j < ids.length && ids[j]! < id) j++;
+      at[i] = j;
+      if (j === ids.length) return;
+      if (ids[j] !== id) continue outer;
+      tf = Math.min(tf, lists[i]!.tfs[j]!);
+      docLen = lists[i]!.docLens[j]!;
     }
-    if (next === Infinity) break;
-    ids[rows] = next;
-    for (let i = 0; i < width; i++) {
-      const list = lists[i]!;
-      const j = at[i]!;
-      if (j < list.chunkIds.length && list.chunkIds[j] === next) {
-        docLens[rows] = list.docLens[j]!;
-        tfs[rows * width + i] = list.tfs[j]!;
-        at[i] = j + 1;
-      }
-    }
-    rows++;
+    visit(id, tf, docLen);
   }
-  return {
-    ids: ids.subarray(0, rows),
-    docLens: docLens.subarray(0, rows),
-    tfs: tfs.subarray(0, rows * width),
-  };
 }
 
 /**

@@ -4,7 +4,8 @@ import { nowTimestamp } from '@kbqa/store-sqlite';
 
 /**
  * {@link RequestRecords} on the PostgreSQL records tables (migration 2), the same rows as
- * SqliteRequestRecords writes: timestamps as nowTimestamp() text, JSON as text.
+ * SqliteRequestRecords writes: timestamps as nowTimestamp() text, JSON as text. The statements a
+ * chat runs are named, so each connection parses and plans them once, not on every chat.
  */
 export class PostgresRequestRecords implements RequestRecords {
   constructor(private readonly pool: Pool) {}
@@ -15,30 +16,66 @@ export class PostgresRequestRecords implements RequestRecords {
       project_id: number;
       kind: KeyKind;
       key_hash: string;
-    }>('SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [
-      keyHash,
-    ]);
+    }>({
+      name: 'kbqa_active_key',
+      text: 'SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      values: [keyHash],
+    });
     const row = rows[0];
     return row && { id: row.id, projectId: row.project_id, kind: row.kind, keyHash: row.key_hash };
   }
 
   async touchKey(keyId: number, at: string): Promise<void> {
-    await this.pool.query('UPDATE api_keys SET last_used_at = $1 WHERE id = $2', [at, keyId]);
+    await this.pool.query({
+      name: 'kbqa_touch_key',
+      text: 'UPDATE api_keys SET last_used_at = $1 WHERE id = $2',
+      values: [at, keyId],
+    });
   }
 
   async createConversation(projectId: number, roleInfo: string | null): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
-      'INSERT INTO conversations (project_id, role_info, created_at) VALUES ($1, $2, $3) RETURNING id',
-      [projectId, roleInfo, nowTimestamp()],
-    );
+    const { rows } = await this.pool.query<{ id: number }>({
+      name: 'kbqa_new_conversation',
+      text: 'INSERT INTO conversations (project_id, role_info, created_at) VALUES ($1, $2, $3) RETURNING id',
+      values: [projectId, roleInfo, nowTimestamp()],
+    });
     return rows[0]!.id;
   }
 
+  /** One statement: the conversation's insert feeds the message's, one round trip and one commit. */
+  async startConversation(
+    projectId: number,
+    roleInfo: string | null,
+    first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+  ): Promise<{ conversationId: number; messageId: number }> {
+    const at = nowTimestamp();
+    const { rows } = await this.pool.query<{ conversation_id: number; id: number }>({
+      name: 'kbqa_new_conversation_message',
+      text: `WITH c AS (INSERT INTO conversations (project_id, role_info, created_at) VALUES ($1::integer, $2::text, $3::text) RETURNING id)
+       INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+       SELECT $1::integer, c.id, $4::text, $5::text, $6::integer, $7::text, $8::boolean, $9::text, $3::text
+       FROM c RETURNING conversation_id, id`,
+      values: [
+        projectId,
+        roleInfo,
+        at,
+        first.sender,
+        first.text,
+        first.replyTo,
+        JSON.stringify(first.sources),
+        first.complete,
+        JSON.stringify(first.toolsUsed ?? []),
+      ],
+    });
+    return { conversationId: rows[0]!.conversation_id, messageId: rows[0]!.id };
+  }
+
   async addMessage(m: NewMessage): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
-      `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+    const { rows } = await this.pool.query<{ id: number }>({
+      name: 'kbqa_new_message',
+      text: `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-      [
+      values: [
         m.projectId,
         m.conversationId,
         m.sender,
@@ -49,7 +86,7 @@ export class PostgresRequestRecords implements RequestRecords {
         JSON.stringify(m.toolsUsed ?? []),
         nowTimestamp(),
       ],
-    );
+    });
     return rows[0]!.id;
   }
 

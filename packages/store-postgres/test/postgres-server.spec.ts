@@ -1,4 +1,4 @@
-import { describe, expect, it, beforeAll, afterAll } from '@jest/globals';
+import { describe, expect, it, beforeAll, afterAll, jest } from '@jest/globals';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import {
@@ -247,6 +247,44 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
         for (const store of [held, held, tiny, tiny])
           expect((await store.search(query)).map((h) => [h.chunkId, h.score])).toEqual(expected);
       }
+    }
+  });
+
+  it('serves the hit rows of chunks it has returned from the process, and new chunks from the table', async () => {
+    await fixture();
+    const counted = new Pool({ ...SERVER, database: scratch.name, max: 2 });
+    counted.on('error', () => undefined);
+    try {
+      const store = await openPostgresChunkStore(counted);
+      const page = (source: string, text: string) => ({
+        projectId: 1,
+        source,
+        kind: 'documents' as const,
+        documents: [{ document: { source, content: text }, chunks: [contractDraft(text)] }],
+      });
+      await store.replaceSources([page('a', 'The logger writes one line per request.')]);
+      const statements: string[] = [];
+      const query = counted.query.bind(counted);
+      jest.spyOn(counted, 'query').mockImplementation(((config: unknown, values?: unknown) => {
+        statements.push(typeof config === 'string' ? config : String((config as { name?: string }).name));
+        return query(config as never, values as never);
+      }) as never);
+      const ask = () => store.search({ projectId: 1, text: 'logger line', topK: 5, mode: 'lexical' });
+      const first = await ask();
+      expect(statements.filter((s) => s === 'kbqa_hit_rows')).toHaveLength(1);
+      const second = await ask();
+      expect(statements.filter((s) => s === 'kbqa_hit_rows')).toHaveLength(1);
+      expect(second).toEqual(first);
+      expect(first.map((h) => h.content)).toEqual(['The logger writes one line per request.']);
+      // A hit's heading path is its own: changing it does not change the held row.
+      first[0]!.headingPath.push('changed');
+      expect((await ask())[0]!.headingPath).toEqual(second[0]!.headingPath);
+      await store.replaceSources([page('a', 'The logger now writes two lines per request.')]);
+      expect((await ask()).map((h) => h.content)).toEqual(['The logger now writes two lines per request.']);
+      expect(statements.filter((s) => s === 'kbqa_hit_rows')).toHaveLength(2);
+    } finally {
+      jest.restoreAllMocks();
+      await counted.end();
     }
   });
 

@@ -51,6 +51,17 @@ export class SqliteRequestRecords implements RequestRecords {
     return Number(this.stmt.insertConversation.run(projectId, roleInfo, nowTimestamp()).lastInsertRowid);
   }
 
+  startConversation(
+    projectId: number,
+    roleInfo: string | null,
+    first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+  ): { conversationId: number; messageId: number } {
+    return this.db.transaction(() => {
+      const conversationId = this.createConversation(projectId, roleInfo);
+      return { conversationId, messageId: this.addMessage({ ...first, projectId, conversationId }) };
+    })();
+  }
+
   addMessage(m: NewMessage): number {
     return Number(
       this.stmt.insertMessage.run(

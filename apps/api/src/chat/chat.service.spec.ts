@@ -36,7 +36,10 @@ function setup(
     },
   } as unknown as RetrievalService;
   const conversations = {
-    create: () => (calls.push('create'), Promise.resolve(10)),
+    startWithHuman: (_p: number, _r: string | undefined, text: string) => (
+      calls.push(`start with human ${text}`),
+      Promise.resolve({ conversationId: 10, humanMessageId: 20 })
+    ),
     open: (_p: number, id: number) => (calls.push(`open ${id}`), Promise.resolve(id)),
     addHuman: (_p: number, _c: number, text: string) => (calls.push(`human ${text}`), Promise.resolve(20)),
     addAi: (...args: unknown[]) => (calls.push(`ai ${JSON.stringify(args.slice(3))}`), Promise.resolve(21)),
@@ -126,7 +129,7 @@ describe(ChatService.name, () => {
     const { service, calls, retrieved, generated } = setup();
     const turn = await service.start(1, 'server', { question: 'What is a hook?' }, signal);
     expect(turn).toMatchObject({ projectId: 1, conversationId: 10, humanMessageId: 20 });
-    expect(calls).toEqual(['create', 'human What is a hook?', 'project']);
+    expect(calls).toEqual(['start with human What is a hook?', 'project']);
     expect(retrieved[0]).toMatchObject({ projectId: 1, question: 'What is a hook?', threshold: 0 });
     for await (const piece of turn.pieces) expect(piece).toBe('answer');
     expect(generated[0]).toMatchObject({
@@ -140,7 +143,7 @@ describe(ChatService.name, () => {
     const { service, calls, generated } = setup({ usesSystemPrompt: false });
     const turn = await service.start(1, 'server', { question: 'What is a hook?' }, signal);
     for await (const _ of turn.pieces);
-    expect(calls).toEqual(['create', 'human What is a hook?']);
+    expect(calls).toEqual(['start with human What is a hook?']);
     expect(generated[0]?.systemPrompt).toBeUndefined();
   });
 

@@ -57,10 +57,11 @@ export class ChatService {
   async start(projectId: number, keyKind: KeyKind, dto: ChatDto, signal: AbortSignal): Promise<ChatTurn> {
     const filters = parseWhere(dto.where);
     const roleInfo = dto.tracking?.roleInfo;
-    const conversationId =
+    // A new conversation is created with the question, below: one write for both.
+    const continued =
       dto.conversation_id !== undefined
         ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, roleInfo)
-        : await this.conversations.create(projectId, roleInfo);
+        : undefined;
     const history: HistoryTurn[] = (dto.history ?? []).map((h) => ({
       prompt: h.prompt,
       response: h.response,
@@ -78,7 +79,13 @@ export class ChatService {
       filters.length === 0 && threshold < 1 ? await this.teaching.match(projectId, standalone) : undefined;
     const taught = match && match.similarity >= threshold ? match : undefined;
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
-    const humanMessageId = await this.conversations.addHuman(projectId, conversationId, dto.question);
+    const { conversationId, humanMessageId } =
+      continued !== undefined
+        ? {
+            conversationId: continued,
+            humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question),
+          }
+        : await this.conversations.startWithHuman(projectId, roleInfo, dto.question);
     // The key lookup proved the project exists; its prompt is read only for a model that uses it.
     const systemPrompt = this.generator.usesSystemPrompt
       ? ((await this.projects.getProject(projectId)).systemPrompt ?? undefined)

@@ -60,6 +60,22 @@ export class ConversationsService {
     return this.messages.find({ where: { projectId, conversationId }, order: { id: 'ASC' } });
   }
 
+  /** Creates a conversation with the user's question as its first message; returns both ids. */
+  async startWithHuman(
+    projectId: number,
+    roleInfo: string | undefined,
+    text: string,
+  ): Promise<{ conversationId: number; humanMessageId: number }> {
+    const { conversationId, messageId } = await this.records.startConversation(projectId, roleInfo ?? null, {
+      sender: 'Human',
+      text,
+      replyTo: null,
+      sources: [],
+      complete: true,
+    });
+    return { conversationId, humanMessageId: messageId };
+  }
+
   /** Stores the user's question; returns the message id. */
   async addHuman(projectId: number, conversationId: number, text: string): Promise<number> {
     return this.records.addMessage({

@@ -8,7 +8,7 @@ import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
 import { EmbeddingService } from '../retrieval/embedding.service';
 import { bestTaughtMatch } from './taught-match';
-import { runSql } from '../database/sql';
+import { runNamedSql, runSql } from '../database/sql';
 
 /** A taught pair with the source that indexes it. */
 export interface TaughtPair {
@@ -126,18 +126,17 @@ export class TeachingService {
    * whose content is the whole answer and whose title is the taught question.
    */
   async match(projectId: number, question: string): Promise<TaughtMatch | undefined> {
-    const candidates = await runSql<
-      Array<{
-        id: number;
-        question: string;
-        answer: string;
-        source: string;
-        sourceId: number;
-        chunkId: number;
-        documentId: number;
-      }>
-    >(
+    const candidates = await runNamedSql<{
+      id: number;
+      question: string;
+      answer: string;
+      source: string;
+      sourceId: number;
+      chunkId: number;
+      documentId: number;
+    }>(
       this.dataSource,
+      'kbqa_taught_match',
       `SELECT t.id, t.question, t.answer, s.source, s.id AS "sourceId", c.id AS "chunkId", c.document_id AS "documentId"
        FROM ${TAUGHT_JOIN}
        JOIN chunks c ON c.id = (SELECT min(id) FROM chunks WHERE source_id = s.id)

@@ -91,6 +91,44 @@ export function describeRequestRecordsContract(
       });
     });
 
+    test('starts a conversation with its first message in one call', async () => {
+      const before = await records.createConversation(1, null);
+      const started = await records.startConversation(2, 'widget', {
+        sender: 'Human',
+        text: 'first?',
+        replyTo: null,
+        sources: [],
+        complete: true,
+      });
+      expect(started.conversationId).not.toBe(before);
+      expect(
+        await f.sql('SELECT project_id, role_info FROM conversations WHERE id = ?', [started.conversationId]),
+      ).toEqual([{ project_id: 2, role_info: 'widget' }]);
+      const [row] = await f.sql(
+        'SELECT project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used FROM messages WHERE id = ?',
+        [started.messageId],
+      );
+      expect({ ...row, complete: Boolean(row!.complete) }).toEqual({
+        project_id: 2,
+        conversation_id: started.conversationId,
+        sender: 'Human',
+        text: 'first?',
+        reply_to: null,
+        sources: '[]',
+        complete: true,
+        tools_used: '[]',
+      });
+      // The conversation goes on as any other.
+      const answer = await message({
+        projectId: 2,
+        conversationId: started.conversationId,
+        sender: 'AI',
+        text: 'yes',
+        replyTo: started.messageId,
+      });
+      expect(answer).not.toBe(started.messageId);
+    });
+
     describe('exportPairs', () => {
       /** A question and its answer of `projectId`, stored at `day` (UTC), the answer rated `rating`. */
       const pair = async (projectId: number, day: string, rating: number, question: string) => {

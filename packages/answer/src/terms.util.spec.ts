@@ -23,3 +23,14 @@ describe(stem.name, () => {
     expect(stem('v4')).toBe('v4');
   });
 });
+
+describe(terms.name, () => {
+  it('gives the words of one variant group one term, whole words only', () => {
+    expect(terms('log lines')[0]).toBe(terms('the logger')[0]);
+    expect(terms('logging')).toEqual(terms('loggers'));
+    expect(terms('over https')).toEqual(terms('over TLS'));
+    expect(terms('http')).not.toEqual(terms('https'));
+    // camelCase parts too: `logLevel` holds the term of "logger".
+    expect(terms('logLevel')).toContain(terms('logger')[0]);
+  });
+});

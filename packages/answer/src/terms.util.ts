@@ -1,5 +1,5 @@
 /** Tokenizing, light stemming and identifier spotting shared by the extractive parts. */
-import { isStopWord } from '@kbqa/text';
+import { isStopWord, variantHead } from '@kbqa/text';
 
 /** A deliberately small suffix stripper: enough to match "plugins"/"plugin", "registering"/"register". */
 export function stem(word: string): string {
@@ -56,15 +56,24 @@ const PART_BREAK = /_|(?<=[a-z0-9])(?=[A-Z])/;
 function wordTerms(raw: string): string[] {
   const out: string[] = [];
   const lower = raw.toLowerCase();
-  if (!isStopWord(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(stem(lower));
+  if (!isStopWord(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(termOf(lower));
   const parts = raw.split(PART_BREAK).filter((p) => p !== '');
   if (parts.length > 1) {
     for (const part of parts) {
       const p = part.toLowerCase();
-      if (p.length > 1 && !isStopWord(p)) out.push(stem(p));
+      if (p.length > 1 && !isStopWord(p)) out.push(termOf(p));
     }
   }
   return out;
+}
+
+/**
+ * A lowercase word's term: its stem, or for a word of a variant group (@kbqa/text
+ * `WORD_VARIANT_GROUPS`: "logger", "logging", "log") the stem of the group's first word, so a
+ * question's "log lines" matches a page's "logger".
+ */
+function termOf(lower: string): string {
+  return stem(variantHead(lower) ?? lower);
 }
 
 const IDENTIFIER_PATTERNS = [

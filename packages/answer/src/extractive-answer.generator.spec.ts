@@ -473,6 +473,32 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a question that excludes something ("without …")', () => {
+    it('answers with what stands in place of the excluded thing, not with the thing', async () => {
+      const text = await answer('How can I test my routes without actually listening?', [
+        source(
+          1,
+          'Running server',
+          'Routes can be tested once the server is listening, with `app.listen()`.',
+        ),
+        source(
+          2,
+          'Injection',
+          'To test routes, the `app.inject()` method sends a fake request and returns the response.',
+        ),
+      ]);
+      expect(text.startsWith('To test routes, the `app.inject()` method')).toBe(true);
+    });
+
+    it('puts first a sentence that weighs the excluded thing against an alternative', async () => {
+      const text = await answer('Does HTTP/2 work without HTTPS?', [
+        source(1, 'Browsers', 'Browsers only speak HTTP/2 over HTTPS, with a trusted certificate.'),
+        source(2, 'HTTP2', 'Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c).'),
+      ]);
+      expect(text.startsWith('Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c)')).toBe(true);
+    });
+  });
+
   describe(isDefining.name, () => {
     it('accepts "X is / X are / X lets you / X provides" and rejects sentences where X is not the subject', () => {
       const topic = new Set(['widget']);

@@ -3,7 +3,7 @@ import { cleanMarkup, extractiveSummary, splitMarkdownUnits, type TextUnit } fro
 import { throwIfAborted } from './abort.util';
 import { condenseFollowUp } from './follow-up.util';
 import { analyzeQuestion, type QuestionShape } from './question-type.util';
-import { containsIdentifier, identifiers, stem, terms } from './terms.util';
+import { containsIdentifier, identifiers, negation, stem, terms } from './terms.util';
 
 /** What the extractive generator answers when the sources do not cover the question. */
 export const NOT_COVERED_ANSWER = "I couldn't find this in the documentation.";
@@ -499,7 +499,13 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       sourceLower.push(`${source.title}\n${source.content}`.toLowerCase());
     });
     const frame = FRAME_STEMS[shape.type];
-    const queryTerms = [...new Set(terms(question))].filter((t) => !frame.has(t));
+    // "A instead of B" weighs two sides; elsewhere "without X" says what the answer must avoid.
+    const { excluded: negated, framing } =
+      shape.type === 'comparison'
+        ? { excluded: new Set<string>(), framing: new Set<string>() }
+        : negation(question);
+    const asked = (t: string): boolean => !frame.has(t) && !negated.has(t) && !framing.has(t);
+    const queryTerms = [...new Set(terms(question))].filter(asked);
     const queryIds = identifiers(question);
     if (candidates.length === 0 || (queryTerms.length === 0 && queryIds.length === 0)) return undefined;
 
@@ -521,10 +527,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const idWeight = 1.5 * maxWeight;
     // The conversation's topic keeps sentences on the subject, but below the follow-up's own words.
     for (const t of new Set(terms(context ?? ''))) {
-      if (!frame.has(t) && !weights.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
+      if (asked(t) && !weights.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
     }
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
-    const bigrams = pairs(terms(question).filter((t) => !frame.has(t)));
+    const bigrams = pairs(terms(question).filter(asked));
     const lowerAll = sourceLower.join('\n');
     let found = 0;
     for (const [t, w] of weights) if (df.has(t)) found += w;
@@ -587,10 +593,25 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         position *
         (1 + 0.25 * sourceScore + 0.25 * rank) *
         (1 + 0.5 * fit) *
-        defaults;
+        defaults *
+        (negated.size > 0 && avoids(c, negated) ? NEGATED_FACTOR : 1);
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }
+}
+
+/**
+ * Score factor of a sentence naming what the question excludes ("without listening": a sentence
+ * on `fastify.listen()`): it may still be the best there is, but any other comes first.
+ */
+const NEGATED_FACTOR = 0.4;
+
+/** A sentence weighing an alternative: "over HTTPS (h2) or plaintext (h2c)", "not needed without TLS". */
+const ALTERNATIVE = /\b(?:or|without|not|no|unless|instead|otherwise)\b/i;
+
+/** Whether a unit is about what the question excludes, not about what stands in its place. */
+function avoids(c: Candidate, negated: Set<string>): boolean {
+  return [...negated].some((t) => c.termSet.has(t)) && !ALTERNATIVE.test(c.unit.text);
 }
 
 /** Least heading match (0-1) for a how-to answer to quote a section's steps. */

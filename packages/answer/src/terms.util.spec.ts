@@ -1,4 +1,4 @@
-import { stem, terms } from './terms.util';
+import { negation, stem, terms } from './terms.util';
 
 describe(stem.name, () => {
   it('reduces plurals and verb forms to one stem', () => {
@@ -32,5 +32,20 @@ describe(terms.name, () => {
     expect(terms('http')).not.toEqual(terms('https'));
     // camelCase parts too: `logLevel` holds the term of "logger".
     expect(terms('logLevel')).toContain(terms('logger')[0]);
+  });
+});
+
+describe(negation.name, () => {
+  it('excludes the first content word after "without", "except" or "excluding"', () => {
+    const q = negation('How can I test without actually listening on a port?');
+    expect([...q.excluded]).toEqual(terms('listening'));
+    expect([...q.framing].sort()).toEqual(terms('without actually').sort());
+    expect([...negation('Log every route except the health check').excluded]).toEqual(terms('health'));
+    expect([...negation('Does it work without HTTPS?').excluded]).toEqual(terms('tls'));
+  });
+
+  it('finds none in a question that excludes nothing, nor in "other than"', () => {
+    expect(negation('How do I listen on a port?').excluded.size).toBe(0);
+    expect(negation('How do I accept a format other than JSON?').excluded.size).toBe(0);
   });
 });

@@ -121,3 +121,40 @@ export function containsIdentifier(lowerText: string, id: string): boolean {
     from = at + 1;
   }
 }
+
+/** Words after which a question names what it does not want: "test without listening", "all routes except /health". */
+const NEGATION = /\b(without|except|excluding)\s+/gi;
+/** Words between a negation and what it negates: "without actually listening", "without a port". */
+const FILLER = /^(?:an?|the|any|my|your|its|their|our|this|that|some|\w+ly)$/i;
+
+/** What a question excludes, and the words that only say so. */
+export interface Negation {
+  /** Terms of what is excluded: "listen" in "test without actually listening". */
+  excluded: Set<string>;
+  /** Terms of the negation and its fillers ("without", "actually"): no page needs them. */
+  framing: Set<string>;
+}
+
+/**
+ * The terms a question excludes: the first content word after "without", "except" or
+ * "excluding" ("listen" in "How do I test routes without actually listening on a port?"). Such a
+ * word names what the reader wants to avoid; a sentence about it answers the opposite question.
+ * "Other than JSON" is not one: the answer starts from what JSON gets and goes on to the rest.
+ */
+export function negation(question: string): Negation {
+  const excluded = new Set<string>();
+  const framing = new Set<string>();
+  for (const m of question.matchAll(NEGATION)) {
+    for (const t of terms(m[1] ?? '')) framing.add(t);
+    const rest = question.slice((m.index ?? 0) + m[0].length);
+    for (const word of rest.match(/[\p{L}\p{N}_$./-]+/gu) ?? []) {
+      if (FILLER.test(word)) {
+        for (const t of terms(word)) framing.add(t);
+        continue;
+      }
+      for (const t of terms(word)) excluded.add(t);
+      break;
+    }
+  }
+  return { excluded, framing };
+}

@@ -499,6 +499,51 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a question that names an option or method outside a definition', () => {
+    it('opens with the first sentence under the heading that is the name', async () => {
+      const server = [
+        '## Limits',
+        '',
+        'Requests larger than `bodyLimit` are rejected with a 413 before the handler runs.',
+        '',
+        '### `bodyLimit`',
+        '',
+        'Defines the maximum payload, in bytes, that the server accepts.',
+      ].join('\n');
+      const text = await answer('Can `bodyLimit` be raised for large uploads?', [
+        source(1, 'Server', server),
+      ]);
+      expect(text.startsWith('`bodyLimit`: Defines the maximum payload, in bytes')).toBe(true);
+    });
+
+    it('opens with the list entry naming the last part of a dotted name', async () => {
+      const request = [
+        'Request is the first parameter of the handler. It holds:',
+        '',
+        '- `ip` - The IP address of the incoming request.',
+        '- `ips` - An array of the IP addresses in the `X-Forwarded-For` header.',
+        '',
+        'Behind a proxy, `request.ip` shows the address of the proxy unless `trustProxy` is set.',
+      ].join('\n');
+      const text = await answer('Can `request.ip` show the address of a proxy?', [
+        source(1, 'Request', request),
+      ]);
+      expect(text.startsWith('`ip` - The IP address of the incoming request')).toBe(true);
+    });
+
+    it('leaves troubleshooting answers opening with the cause', async () => {
+      const request = [
+        '- `ip` - The IP address of the incoming request.',
+        '',
+        'Behind a proxy, `request.ip` shows the address of the proxy unless `trustProxy` is set.',
+      ].join('\n');
+      const text = await answer('Why does `request.ip` show the address of the proxy?', [
+        source(1, 'Request', request),
+      ]);
+      expect(text.startsWith('Behind a proxy')).toBe(true);
+    });
+  });
+
   describe(isDefining.name, () => {
     it('accepts "X is / X are / X lets you / X provides" and rejects sentences where X is not the subject', () => {
       const topic = new Set(['widget']);

@@ -238,6 +238,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = withInstruction(chosen, scored.candidates);
     if (context) chosen = ownWordsFirst(chosen);
+    else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
     return render(withListNames(chosen, scored.candidates));
   }
 
@@ -849,6 +850,55 @@ function ownWordsFirst(chosen: Candidate[]): Candidate[] {
   if (!own) return chosen;
   const group = chosen.filter((c) => c.sourceIndex === own.sourceIndex);
   return [...group, ...chosen.filter((c) => c.sourceIndex !== own.sourceIndex)];
+}
+
+/**
+ * The sentence that says what a name is: the first under a heading that is the name alone
+ * (`### \`requestTimeout\``), else a list entry or table row that opens with it ("`ip` - The IP
+ * address …", "| `bodyLimit` | …").
+ */
+function definitionOf(candidates: Candidate[], id: string): Candidate | undefined {
+  let entry: Candidate | undefined;
+  for (const c of candidates) {
+    if (c.unit.kind !== 'sentence' || /^default\b/i.test(c.unit.text)) continue;
+    const heading = NAME_HEADING.exec(c.unit.heading.trim())?.[1]
+      ?.replace(/\(.*\)$/, '')
+      .toLowerCase();
+    // The first sentence of the section that reads alone ("Or `async/await`" after a code block does not).
+    if (heading === id && c.sectionIndex <= 1 && c.unit.text.split(/\s+/).length >= 4) return c;
+    const name = ENTRY_NAME.exec(c.unit.text.trim())?.[1]
+      ?.replace(/\(.*\)$/, '')
+      .replace(/^\./, '')
+      .toLowerCase();
+    if (!entry && name !== undefined && (name === id || id.endsWith(`.${name}`))) entry = c;
+  }
+  return entry;
+}
+
+/**
+ * Question types where a name the question uses is best introduced first. A definition or an
+ * option question has its own lead (ExtractiveAnswerGenerator.define), a comparison its two
+ * sides, and troubleshooting opens with the cause, not with what the thing involved is.
+ */
+const NAME_FIRST = new Set<QuestionShape['type']>(['how-to', 'yes-no', 'other']);
+
+/** The name a list entry or table row opens with: "`query` - …", "| `bodyLimit` | …". */
+const ENTRY_NAME = /^(?:\|\s*)?`([^`\n]{1,60})`\s*(?:[-\u2013\u2014:|;]|$)/;
+
+/**
+ * A question that names an option, method or flag (`bodyLimit`, `reply.hijack()`, `--inspect`)
+ * asks about that thing whatever its type ("why does `request.ip` show the proxy?", "how do I use
+ * `reply.hijack()`?"), and the reader must first see what it is. The sentence defining the first
+ * such name that the sources define opens the answer; the chosen sentences follow.
+ */
+function namedDefinitionFirst(chosen: Candidate[], candidates: Candidate[], ids: string[]): Candidate[] {
+  for (const id of ids) {
+    const def = definitionOf(candidates, id);
+    if (!def) continue;
+    if (chosen[0] === def) return chosen;
+    return [def, ...chosen.filter((c) => c !== def)];
+  }
+  return chosen;
 }
 
 /** A list entry that opens with its name: "`query` - The parsed querystring", "`ip`: The IP address". */

@@ -1,4 +1,4 @@
-import { negation, stem, terms } from './terms.util';
+import { containsIdentifier, identifiers, negation, stem, terms } from './terms.util';
 
 describe(stem.name, () => {
   it('reduces plurals and verb forms to one stem', () => {
@@ -47,5 +47,19 @@ describe(negation.name, () => {
   it('finds none in a question that excludes nothing, nor in "other than"', () => {
     expect(negation('How do I listen on a port?').excluded.size).toBe(0);
     expect(negation('How do I accept a format other than JSON?').excluded.size).toBe(0);
+  });
+});
+
+describe(identifiers.name, () => {
+  it('reads a command-line flag as a name, written with or without code marks', () => {
+    expect(identifiers('How do I silence warnings with --no-deprecation?')).toContain('--no-deprecation');
+    expect(identifiers('Run `node --inspect app.js`')).toContain('--inspect');
+    expect(identifiers('Run node --inspect app.js')).toContain('--inspect');
+    expect(identifiers('a well-known--dash')).toEqual([]);
+  });
+
+  it('matches a flag only as a whole name', () => {
+    expect(containsIdentifier('start node with --inspect-brk', '--inspect')).toBe(false);
+    expect(containsIdentifier('start node with --inspect to debug', '--inspect')).toBe(true);
   });
 });

@@ -78,6 +78,8 @@ function termOf(lower: string): string {
 
 const IDENTIFIER_PATTERNS = [
   /@[\w$.-]+\/[\w$.-]+/g,
+  // A command-line flag: `--inspect`, `--no-deprecation`.
+  /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*/g,
   /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?/g,
   /[A-Za-z_$][\w$]*\(\)/g,
   /\b[a-z]+[A-Z][\w$]*/g,
@@ -85,7 +87,8 @@ const IDENTIFIER_PATTERNS = [
 
 /**
  * Code-like names in a text, lowercased without a trailing `()`: inline code spans, scoped
- * packages (`@fastify/cors`), dotted names (`reply.send()`), calls and camelCase words.
+ * packages (`@fastify/cors`), command-line flags (`--inspect`), dotted names (`reply.send()`),
+ * calls and camelCase words.
  */
 export function identifiers(text: string): string[] {
   const found = new Set<string>();
@@ -117,7 +120,9 @@ export function containsIdentifier(lowerText: string, id: string): boolean {
     if (at < 0) return false;
     const before = lowerText[at - 1] ?? ' ';
     const after = lowerText[at + id.length] ?? ' ';
-    if (!/[\w$@]/.test(before) && !/[\w$]/.test(after)) return true;
+    // A hyphenated name goes on past a hyphen: `--inspect` is not `--inspect-brk`.
+    const goesOn = id.includes('-') ? /[\w$-]/ : /[\w$]/;
+    if (!/[\w$@]/.test(before) && !goesOn.test(after)) return true;
     from = at + 1;
   }
 }

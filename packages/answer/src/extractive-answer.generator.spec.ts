@@ -612,6 +612,32 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(withContext.join('')).not.toContain('npm install');
     });
 
+    it("answers a follow-up its sources cover though they never use the earlier topic's words", async () => {
+      const schemas = source(
+        1,
+        'Shared schemas',
+        [
+          '## Reuse',
+          'The `addSchema` API adds a shared schema that you can reuse by its `$id`.',
+          '## Fluent schemas',
+          'A fluent builder writes schemas in code instead of object literals.',
+          '## Schema formats',
+          'Schemas are JSON Schema documents.',
+          '## Serialization',
+          'A response schema makes serialization faster.',
+        ].join('\n\n'),
+      );
+      const text = (
+        await collect(
+          new ExtractiveAnswerGenerator().generate({
+            ...request('and how do I reuse a schema across routes?', [schemas]),
+            context: 'validate the request body',
+          }),
+        )
+      ).join('');
+      expect(text).toMatch(/^The `addSchema` API adds a shared schema/);
+    });
+
     it("opens with the follow-up's own words when the carried topic's sentence scores higher", () => {
       const errors = source(
         1,

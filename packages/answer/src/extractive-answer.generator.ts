@@ -527,8 +527,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
     // The conversation's topic keeps sentences on the subject, but below the follow-up's own words.
+    // A topic word no source uses is left out: the follow-up may have moved on from it ("validate
+    // the body" -> "and how do I reuse a schema?"), and weighed as unknown it counted against
+    // every source, so a covered follow-up was answered "not found".
     for (const t of new Set(terms(context ?? ''))) {
-      if (asked(t) && !weights.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
+      if (asked(t) && !weights.has(t) && df.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
     }
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
     const bigrams = pairs(terms(question).filter(asked));

@@ -24,6 +24,16 @@ describe(detectQuestionType.name, () => {
     ['Is HTTP/2 supported?', 'yes-no'],
     ['What is the default body limit?', 'other'],
     ['Which plugins handle CORS?', 'other'],
+    // A problem reported without an error word.
+    ['My onSend hook never runs for cached routes', 'troubleshooting'],
+    ['The custom header is ignored behind the proxy', 'troubleshooting'],
+    ['Requests to /upload get a 413 from the server', 'troubleshooting'],
+    ['Starting the server reports EADDRINUSE', 'troubleshooting'],
+    ['The server exits right after start in production', 'troubleshooting'],
+    // A lookup of a name keeps its type whatever the name does.
+    ['Which option stops HEAD routes being created?', 'other'],
+    ['How do I return a 404 for missing pages?', 'how-to'],
+    ['Can a hook stop the request early?', 'yes-no'],
   ])('reads "%s" as %s', (question, type) => {
     expect(detectQuestionType(question)).toBe(type);
   });

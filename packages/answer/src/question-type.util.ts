@@ -19,6 +19,20 @@ const COMPARISON_SIDES: RegExp[] = [
 const COMPARISON = /\b(?:differences?|differ|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
 const TROUBLE =
   /^why\b|\b(?:errors?|fails?|failing|failed|failure|not (?:working|work|found|being|getting)|doesn'?t|don'?t|isn'?t|won'?t|can'?t (?!i\b)|broken|crash(?:es|ed)?|exceptions?|throws?|thrown|undefined|warnings?|debug|wrong|problems?|issues?|twice|hangs?|stuck|timeout|FST_\w+|ERR_\w+)\b/i;
+/**
+ * How people report a problem without an error word: something never happens, is ignored or
+ * missing, stopped, keeps doing something, is lost, leaks, is slow or unexpected, a request is
+ * refused, the process exits, an HTTP error status or a system error code (`EADDRINUSE`).
+ * Weaker than {@link TROUBLE}: a how-to or yes/no question keeps its type ("how do I return a
+ * 404?", "can a hook be skipped?").
+ */
+const SYMPTOMS =
+  /\b(?:never|ignored|ignores?|ignoring|missing|stops|stopped|keeps|kept|lost|leaks?|leaking|slow(?:er|ly)?|unexpected(?:ly)?|unable|refused|rejected|blocked|denied|exits?|exited|quits|no longer|anymore|[45]\d\d)\b|\bwhat(?:'s|\s+is)\s+(?:going\s+)?wrong\b|\bwhat\s+causes\b/i;
+/** "Which option stops …?", "What setting answers 503 …?": a lookup of a name, whatever it describes. */
+const NAME_LOOKUP =
+  /^(?:which|what)\s+(?:\w+\s+)?(?:options?|settings?|flags?|parameters?|config|propert(?:y|ies)|hooks?|methods?|headers?|events?|functions?|plugins?)\b/i;
+/** A system error code: `EADDRINUSE`, `ECONNREFUSED` (case matters: "Every" is not one). */
+const ERROR_CODE = /\bE[A-Z]{4,}\b/;
 const HOW_TO =
   /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
@@ -87,8 +101,9 @@ export function analyzeQuestion(question: string): QuestionShape {
       }
     }
   }
-  if (TROUBLE.test(q)) return { type: 'troubleshooting' };
+  if (TROUBLE.test(q) || ERROR_CODE.test(q)) return { type: 'troubleshooting' };
   if (HOW_TO.test(q)) return { type: 'how-to' };
+  if (SYMPTOMS.test(q) && !YES_NO.test(q) && !NAME_LOOKUP.test(q)) return { type: 'troubleshooting' };
   const definition = DEFINITION.exec(q);
   const topic = trimSide(definition?.[1] ?? definition?.[2] ?? definition?.[3] ?? '');
   const hasCode = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\w\.\w/.test(q);

@@ -18,6 +18,9 @@ describe(detectQuestionType.name, () => {
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
     ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
     ['Should I use hooks instead of middleware?', 'comparison'],
+    ['How is decorateRequest different from decorateReply?', 'comparison'],
+    ['Should I return the payload or call reply.send?', 'comparison'],
+    ['Which is better, hooks or middleware?', 'comparison'],
     ['and how do I reuse a schema across routes?', 'how-to'],
     ['but what is a decorator?', 'definition'],
     ['Can I use Express middleware?', 'yes-no'],
@@ -48,6 +51,10 @@ describe(analyzeQuestion.name, () => {
       'preHandler hooks',
     ]);
     expect(analyzeQuestion('reply.send vs return').sides).toEqual(['reply.send', 'return']);
+    expect(analyzeQuestion('Should I return the payload or call reply.send?').sides).toEqual([
+      'return the payload',
+      'call reply.send',
+    ]);
     // A question tacked on after the sides is not part of the second side.
     expect(analyzeQuestion('onSecret error vs remove, what does each do?').sides).toEqual([
       'onSecret error',

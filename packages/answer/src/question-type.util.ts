@@ -16,7 +16,11 @@ const COMPARISON_SIDES: RegExp[] = [
   /^(?:how\s+(?:do(?:es)?|is|are)\s+)?(.+?)\s+(?:differ(?:ent)?\s+from|compared?\s+(?:to|with))\s+(.+)$/i,
   /^(?:.*?\b(?:use|choose|pick|prefer)\s+)?(.+?)\s+(?:vs\.?|versus|instead\s+of|rather\s+than|over)\s+(.+)$/i,
 ];
-const COMPARISON = /\b(?:differences?|differ|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
+/** "Should I return the payload or call reply.send?", "Which is better, A or B?": a choice between two. */
+const CHOICE =
+  /^(?:should\s+(?:i|we)\s+|which\s+(?:one\s+)?(?:is\s+)?(?:better|faster|preferred|recommended)[,:]?\s+|is\s+it\s+better\s+to\s+)(.+?)\s+or\s+(.+?)[?.!]*$/i;
+const COMPARISON =
+  /\b(?:differences?|differ|differs|different\s+from|distinguish(?:es)?|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
 const TROUBLE =
   /^why\b|\b(?:errors?|fails?|failing|failed|failure|not (?:working|work|found|being|getting)|doesn'?t|don'?t|isn'?t|won'?t|can'?t (?!i\b)|broken|crash(?:es|ed)?|exceptions?|throws?|thrown|undefined|warnings?|debug|wrong|problems?|issues?|twice|hangs?|stuck|timeout|FST_\w+|ERR_\w+)\b/i;
 /**
@@ -100,6 +104,13 @@ export function analyzeQuestion(question: string): QuestionShape {
         return { type: 'comparison', sides: [a, b] };
       }
     }
+  }
+  const choice = CHOICE.exec(q);
+  if (choice) {
+    const a = trimSide(choice[1] ?? '');
+    const b = trimSide(choice[2] ?? '');
+    if (a && b && a.split(' ').length <= 8 && b.split(' ').length <= 8)
+      return { type: 'comparison', sides: [a, b] };
   }
   if (TROUBLE.test(q) || ERROR_CODE.test(q)) return { type: 'troubleshooting' };
   if (HOW_TO.test(q)) return { type: 'how-to' };

@@ -62,6 +62,21 @@ describe(analyzeQuestion.name, () => {
     ]);
   });
 
+  it('reads other ways of asking what something is as definitions of it', () => {
+    expect(analyzeQuestion('Can you explain encapsulation?')).toEqual({
+      type: 'definition',
+      topic: 'encapsulation',
+    });
+    expect(analyzeQuestion('Tell me about hooks')).toEqual({ type: 'definition', topic: 'hooks' });
+    expect(analyzeQuestion('What is meant by encapsulation?').topic).toBe('encapsulation');
+    expect(analyzeQuestion('What exactly is a decorator?').topic).toBe('decorator');
+    expect(analyzeQuestion('What is fastify-plugin used for?').topic).toBe('fastify-plugin');
+    expect(analyzeQuestion('What does reply.raw refer to?')).toEqual({
+      type: 'definition',
+      topic: 'reply.raw',
+    });
+  });
+
   it('reads "what do X do" as a definition and keeps only the core of its topic', () => {
     expect(analyzeQuestion('what do decorators do')).toEqual({ type: 'definition', topic: 'decorators' });
     // "object" only classifies the topic and "in a handler" only places it: pages name it "Request".

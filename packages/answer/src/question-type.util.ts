@@ -63,6 +63,25 @@ function trimSide(side: string): string {
     .trim();
 }
 
+/**
+ * Other ways to ask what something is, in the form {@link DEFINITION} reads: "Can you explain X?",
+ * "Tell me about X", "What is meant by X?", "What exactly is X?", "What is X used for?", "What
+ * does X refer to?" ("explain X", "what is X").
+ */
+function asDefinition(q: string): string {
+  const asked = q
+    .replace(/^(?:can|could|would)\s+you\s+(explain|describe|define)\s+/i, '$1 ')
+    .replace(/^tell\s+me\s+(?:more\s+)?about\s+/i, 'explain ')
+    .replace(/^what(?:'s|\s+is)\s+meant\s+by\s+/i, 'what is ')
+    .replace(/^(what(?:'s|\s+is|\s+are))\s+(?:exactly|really|actually)\s+/i, '$1 ')
+    .replace(/^what\s+(?:exactly|really|actually)\s+(is|are)\s+/i, 'what $1 ')
+    .replace(/^(what\s+do(?:es)?\s+.+?)\s+refers?\s+to\s*([?.!]*)$/i, '$1 mean$2');
+  // "What is X used for?" / "What's X for?": what X is, and so what it is for.
+  return /^what(?:'s|\s+is|\s+are)\s/i.test(asked)
+    ? asked.replace(/\s+(?:used\s+|good\s+)?for\s*([?.!]*)$/i, '$1')
+    : asked;
+}
+
 /** A noun that only says what kind of thing the topic is: "the Reply object", "the listen method". */
 const KIND_NOUN =
   /\s+(?:object|objects|function|functions|method|methods|class|api|feature|concept|policy|policies|system|mechanism)$/i;
@@ -115,7 +134,7 @@ export function analyzeQuestion(question: string): QuestionShape {
   if (TROUBLE.test(q) || ERROR_CODE.test(q)) return { type: 'troubleshooting' };
   if (HOW_TO.test(q)) return { type: 'how-to' };
   if (SYMPTOMS.test(q) && !YES_NO.test(q) && !NAME_LOOKUP.test(q)) return { type: 'troubleshooting' };
-  const definition = DEFINITION.exec(q);
+  const definition = DEFINITION.exec(asDefinition(q));
   const topic = trimSide(definition?.[1] ?? definition?.[2] ?? definition?.[3] ?? '');
   const hasCode = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\w\.\w/.test(q);
   if (definition && topic && (OPTION_WORD.test(q) || (hasCode && /\bdo\s*[?.!]*$/i.test(q)))) {

@@ -25,6 +25,17 @@ describe(matchTerms.name, () => {
     expect(matchTerms("Set 'type' to 'text'")).toEqual(['"set"', '"type"', '"text"']);
   });
 
+  it('leaves out what the question excludes, fillers and all', () => {
+    expect(matchTerms('How can I test my routes without actually listening on a port?')).toEqual([
+      '"test"',
+      '"routes"',
+      '"port"',
+    ]);
+    expect(matchTerms('every route except the health check')).toEqual(['"every"', '"route"', '"check"']);
+    // Nothing of its own left: the caller searches the conversation's topic instead.
+    expect(queryStems('what about without TLS?')).toEqual([]);
+  });
+
   it('searches a grouped word alone: its variants count only in coverage', () => {
     expect(matchTerms('colorized log lines')).toEqual(['"colorized"', '"log"', '"lines"']);
   });

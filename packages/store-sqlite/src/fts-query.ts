@@ -27,6 +27,22 @@ function withoutClitics(text: string): string {
   return text.replace(CLITIC, '$1');
 }
 
+/** "without X", "except X", "excluding X" (articles and -ly words between allowed). */
+const EXCLUDED =
+  /\b(?:without|except|excluding)\s+(?:(?:an?|the|any|my|your|its|their|our|this|that|some|\w+ly)\s+)*[\p{L}\p{N}_$./-]+/giu;
+
+/**
+ * The text without what it excludes: "what about without TLS?" asks about what is not TLS, and
+ * searching "tls" ranked the passages about TLS first; "test my routes without actually
+ * listening" ranked the section on `fastify.listen()` over the one on `inject`. A question left
+ * with no word of its own is searched by its context (the conversation's topic), see
+ * SqliteChunkIndex. The answer generator reads the same words as excluded (@kbqa/answer
+ * `negation`).
+ */
+function withoutExcluded(lower: string): string {
+  return lower.replace(EXCLUDED, ' ');
+}
+
 /**
  * The quoted FTS5 terms of a question, stop words dropped unless nothing else is left. Each
  * compound identifier is also one phrase term (`"reply res"` for `reply.res`): its parts are
@@ -38,7 +54,7 @@ function withoutClitics(text: string): string {
  * bench/retrieval/quality.js fell from 0.733 to 0.711.
  */
 export function matchTerms(text: string): string[] {
-  const lower = withoutClitics(text).toLowerCase();
+  const lower = withoutExcluded(withoutClitics(text).toLowerCase());
   const terms = lower.match(WORD) ?? [];
   const meaningful = terms.filter((t) => !QUERY_STOP_WORDS.has(t));
   const words = meaningful.length > 0 ? meaningful : terms;
@@ -60,7 +76,7 @@ function stemOf(word: string): string {
  * split and stemmed as the index tokenizer does, for `termCoverage`.
  */
 export function queryStems(text: string): string[] {
-  const words = (withoutClitics(text).toLowerCase().match(WORD) ?? []).filter(
+  const words = (withoutExcluded(withoutClitics(text).toLowerCase()).match(WORD) ?? []).filter(
     (t) => !QUERY_STOP_WORDS.has(t),
   );
   return [...new Set(words.flatMap((w) => tokens(w)).map(stemOf))];

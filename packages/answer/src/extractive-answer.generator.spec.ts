@@ -473,6 +473,77 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a question that excludes something ("without …")', () => {
+    it('answers with what stands in place of the excluded thing, not with the thing', async () => {
+      const text = await answer('How can I test my routes without actually listening?', [
+        source(
+          1,
+          'Running server',
+          'Routes can be tested once the server is listening, with `app.listen()`.',
+        ),
+        source(
+          2,
+          'Injection',
+          'To test routes, the `app.inject()` method sends a fake request and returns the response.',
+        ),
+      ]);
+      expect(text.startsWith('To test routes, the `app.inject()` method')).toBe(true);
+    });
+
+    it('puts first a sentence that weighs the excluded thing against an alternative', async () => {
+      const text = await answer('Does HTTP/2 work without HTTPS?', [
+        source(1, 'Browsers', 'Browsers only speak HTTP/2 over HTTPS, with a trusted certificate.'),
+        source(2, 'HTTP2', 'Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c).'),
+      ]);
+      expect(text.startsWith('Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c)')).toBe(true);
+    });
+  });
+
+  describe('a question that names an option or method outside a definition', () => {
+    it('opens with the first sentence under the heading that is the name', async () => {
+      const server = [
+        '## Limits',
+        '',
+        'Requests larger than `bodyLimit` are rejected with a 413 before the handler runs.',
+        '',
+        '### `bodyLimit`',
+        '',
+        'Defines the maximum payload, in bytes, that the server accepts.',
+      ].join('\n');
+      const text = await answer('Can `bodyLimit` be raised for large uploads?', [
+        source(1, 'Server', server),
+      ]);
+      expect(text.startsWith('`bodyLimit`: Defines the maximum payload, in bytes')).toBe(true);
+    });
+
+    it('opens with the list entry naming the last part of a dotted name', async () => {
+      const request = [
+        'Request is the first parameter of the handler. It holds:',
+        '',
+        '- `ip` - The IP address of the incoming request.',
+        '- `ips` - An array of the IP addresses in the `X-Forwarded-For` header.',
+        '',
+        'Behind a proxy, `request.ip` shows the address of the proxy unless `trustProxy` is set.',
+      ].join('\n');
+      const text = await answer('Can `request.ip` show the address of a proxy?', [
+        source(1, 'Request', request),
+      ]);
+      expect(text.startsWith('`ip` - The IP address of the incoming request')).toBe(true);
+    });
+
+    it('leaves troubleshooting answers opening with the cause', async () => {
+      const request = [
+        '- `ip` - The IP address of the incoming request.',
+        '',
+        'Behind a proxy, `request.ip` shows the address of the proxy unless `trustProxy` is set.',
+      ].join('\n');
+      const text = await answer('Why does `request.ip` show the address of the proxy?', [
+        source(1, 'Request', request),
+      ]);
+      expect(text.startsWith('Behind a proxy')).toBe(true);
+    });
+  });
+
   describe(isDefining.name, () => {
     it('accepts "X is / X are / X lets you / X provides" and rejects sentences where X is not the subject', () => {
       const topic = new Set(['widget']);
@@ -539,6 +610,32 @@ describe(ExtractiveAnswerGenerator.name, () => {
       );
       expect(withContext.join('')).toMatch(/^Acme needs at least 512 MB of memory/);
       expect(withContext.join('')).not.toContain('npm install');
+    });
+
+    it("answers a follow-up its sources cover though they never use the earlier topic's words", async () => {
+      const schemas = source(
+        1,
+        'Shared schemas',
+        [
+          '## Reuse',
+          'The `addSchema` API adds a shared schema that you can reuse by its `$id`.',
+          '## Fluent schemas',
+          'A fluent builder writes schemas in code instead of object literals.',
+          '## Schema formats',
+          'Schemas are JSON Schema documents.',
+          '## Serialization',
+          'A response schema makes serialization faster.',
+        ].join('\n\n'),
+      );
+      const text = (
+        await collect(
+          new ExtractiveAnswerGenerator().generate({
+            ...request('and how do I reuse a schema across routes?', [schemas]),
+            context: 'validate the request body',
+          }),
+        )
+      ).join('');
+      expect(text).toMatch(/^The `addSchema` API adds a shared schema/);
     });
 
     it("opens with the follow-up's own words when the carried topic's sentence scores higher", () => {

@@ -3,7 +3,7 @@ import { cleanMarkup, extractiveSummary, splitMarkdownUnits, type TextUnit } fro
 import { throwIfAborted } from './abort.util';
 import { condenseFollowUp } from './follow-up.util';
 import { analyzeQuestion, type QuestionShape } from './question-type.util';
-import { containsIdentifier, identifiers, stem, terms } from './terms.util';
+import { containsIdentifier, identifiers, negation, stem, terms } from './terms.util';
 
 /** What the extractive generator answers when the sources do not cover the question. */
 export const NOT_COVERED_ANSWER = "I couldn't find this in the documentation.";
@@ -105,7 +105,24 @@ const FRAME_WORDS: Record<QuestionShape['type'], string[]> = {
     'better',
   ],
   'how-to': ['set', 'setup', 'step', 'steps', 'best', 'right', 'recommended', 'correct', 'proper'],
-  troubleshooting: ['why', 'happen', 'happens'],
+  // The wording of a problem report: what the reader sees happen, not what the pages name.
+  troubleshooting: [
+    'why',
+    'happen',
+    'happens',
+    'occur',
+    'appear',
+    'seem',
+    'see',
+    'keep',
+    'still',
+    'anymore',
+    'suddenly',
+    'fix',
+    'solve',
+    'resolve',
+    'wrong',
+  ],
   'yes-no': ['possible'],
   other: [],
 };
@@ -238,6 +255,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = withInstruction(chosen, scored.candidates);
     if (context) chosen = ownWordsFirst(chosen);
+    else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
     return render(withListNames(chosen, scored.candidates));
   }
 
@@ -499,7 +517,13 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       sourceLower.push(`${source.title}\n${source.content}`.toLowerCase());
     });
     const frame = FRAME_STEMS[shape.type];
-    const queryTerms = [...new Set(terms(question))].filter((t) => !frame.has(t));
+    // "A instead of B" weighs two sides; elsewhere "without X" says what the answer must avoid.
+    const { excluded: negated, framing } =
+      shape.type === 'comparison'
+        ? { excluded: new Set<string>(), framing: new Set<string>() }
+        : negation(question);
+    const asked = (t: string): boolean => !frame.has(t) && !negated.has(t) && !framing.has(t);
+    const queryTerms = [...new Set(terms(question))].filter(asked);
     const queryIds = identifiers(question);
     if (candidates.length === 0 || (queryTerms.length === 0 && queryIds.length === 0)) return undefined;
 
@@ -520,11 +544,14 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
     // The conversation's topic keeps sentences on the subject, but below the follow-up's own words.
+    // A topic word no source uses is left out: the follow-up may have moved on from it ("validate
+    // the body" -> "and how do I reuse a schema?"), and weighed as unknown it counted against
+    // every source, so a covered follow-up was answered "not found".
     for (const t of new Set(terms(context ?? ''))) {
-      if (!frame.has(t) && !weights.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
+      if (asked(t) && !weights.has(t) && df.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
     }
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
-    const bigrams = pairs(terms(question).filter((t) => !frame.has(t)));
+    const bigrams = pairs(terms(question).filter(asked));
     const lowerAll = sourceLower.join('\n');
     let found = 0;
     for (const [t, w] of weights) if (df.has(t)) found += w;
@@ -587,10 +614,25 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         position *
         (1 + 0.25 * sourceScore + 0.25 * rank) *
         (1 + 0.5 * fit) *
-        defaults;
+        defaults *
+        (negated.size > 0 && avoids(c, negated) ? NEGATED_FACTOR : 1);
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }
+}
+
+/**
+ * Score factor of a sentence naming what the question excludes ("without listening": a sentence
+ * on `fastify.listen()`): it may still be the best there is, but any other comes first.
+ */
+const NEGATED_FACTOR = 0.4;
+
+/** A sentence weighing an alternative: "over HTTPS (h2) or plaintext (h2c)", "not needed without TLS". */
+const ALTERNATIVE = /\b(?:or|without|not|no|unless|instead|otherwise)\b/i;
+
+/** Whether a unit is about what the question excludes, not about what stands in its place. */
+function avoids(c: Candidate, negated: Set<string>): boolean {
+  return [...negated].some((t) => c.termSet.has(t)) && !ALTERNATIVE.test(c.unit.text);
 }
 
 /** Least heading match (0-1) for a how-to answer to quote a section's steps. */
@@ -828,6 +870,55 @@ function ownWordsFirst(chosen: Candidate[]): Candidate[] {
   if (!own) return chosen;
   const group = chosen.filter((c) => c.sourceIndex === own.sourceIndex);
   return [...group, ...chosen.filter((c) => c.sourceIndex !== own.sourceIndex)];
+}
+
+/**
+ * The sentence that says what a name is: the first under a heading that is the name alone
+ * (`### \`requestTimeout\``), else a list entry or table row that opens with it ("`ip` - The IP
+ * address …", "| `bodyLimit` | …").
+ */
+function definitionOf(candidates: Candidate[], id: string): Candidate | undefined {
+  let entry: Candidate | undefined;
+  for (const c of candidates) {
+    if (c.unit.kind !== 'sentence' || /^default\b/i.test(c.unit.text)) continue;
+    const heading = NAME_HEADING.exec(c.unit.heading.trim())?.[1]
+      ?.replace(/\(.*\)$/, '')
+      .toLowerCase();
+    // The first sentence of the section that reads alone ("Or `async/await`" after a code block does not).
+    if (heading === id && c.sectionIndex <= 1 && c.unit.text.split(/\s+/).length >= 4) return c;
+    const name = ENTRY_NAME.exec(c.unit.text.trim())?.[1]
+      ?.replace(/\(.*\)$/, '')
+      .replace(/^\./, '')
+      .toLowerCase();
+    if (!entry && name !== undefined && (name === id || id.endsWith(`.${name}`))) entry = c;
+  }
+  return entry;
+}
+
+/**
+ * Question types where a name the question uses is best introduced first. A definition or an
+ * option question has its own lead (ExtractiveAnswerGenerator.define), a comparison its two
+ * sides, and troubleshooting opens with the cause, not with what the thing involved is.
+ */
+const NAME_FIRST = new Set<QuestionShape['type']>(['how-to', 'yes-no', 'other']);
+
+/** The name a list entry or table row opens with: "`query` - …", "| `bodyLimit` | …". */
+const ENTRY_NAME = /^(?:\|\s*)?`([^`\n]{1,60})`\s*(?:[-\u2013\u2014:|;]|$)/;
+
+/**
+ * A question that names an option, method or flag (`bodyLimit`, `reply.hijack()`, `--inspect`)
+ * asks about that thing whatever its type ("why does `request.ip` show the proxy?", "how do I use
+ * `reply.hijack()`?"), and the reader must first see what it is. The sentence defining the first
+ * such name that the sources define opens the answer; the chosen sentences follow.
+ */
+function namedDefinitionFirst(chosen: Candidate[], candidates: Candidate[], ids: string[]): Candidate[] {
+  for (const id of ids) {
+    const def = definitionOf(candidates, id);
+    if (!def) continue;
+    if (chosen[0] === def) return chosen;
+    return [def, ...chosen.filter((c) => c !== def)];
+  }
+  return chosen;
 }
 
 /** A list entry that opens with its name: "`query` - The parsed querystring", "`ip`: The IP address". */

@@ -18,12 +18,25 @@ describe(detectQuestionType.name, () => {
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
     ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
     ['Should I use hooks instead of middleware?', 'comparison'],
+    ['How is decorateRequest different from decorateReply?', 'comparison'],
+    ['Should I return the payload or call reply.send?', 'comparison'],
+    ['Which is better, hooks or middleware?', 'comparison'],
     ['and how do I reuse a schema across routes?', 'how-to'],
     ['but what is a decorator?', 'definition'],
     ['Can I use Express middleware?', 'yes-no'],
     ['Is HTTP/2 supported?', 'yes-no'],
     ['What is the default body limit?', 'other'],
     ['Which plugins handle CORS?', 'other'],
+    // A problem reported without an error word.
+    ['My onSend hook never runs for cached routes', 'troubleshooting'],
+    ['The custom header is ignored behind the proxy', 'troubleshooting'],
+    ['Requests to /upload get a 413 from the server', 'troubleshooting'],
+    ['Starting the server reports EADDRINUSE', 'troubleshooting'],
+    ['The server exits right after start in production', 'troubleshooting'],
+    // A lookup of a name keeps its type whatever the name does.
+    ['Which option stops HEAD routes being created?', 'other'],
+    ['How do I return a 404 for missing pages?', 'how-to'],
+    ['Can a hook stop the request early?', 'yes-no'],
   ])('reads "%s" as %s', (question, type) => {
     expect(detectQuestionType(question)).toBe(type);
   });
@@ -38,11 +51,30 @@ describe(analyzeQuestion.name, () => {
       'preHandler hooks',
     ]);
     expect(analyzeQuestion('reply.send vs return').sides).toEqual(['reply.send', 'return']);
+    expect(analyzeQuestion('Should I return the payload or call reply.send?').sides).toEqual([
+      'return the payload',
+      'call reply.send',
+    ]);
     // A question tacked on after the sides is not part of the second side.
     expect(analyzeQuestion('onSecret error vs remove, what does each do?').sides).toEqual([
       'onSecret error',
       'remove',
     ]);
+  });
+
+  it('reads other ways of asking what something is as definitions of it', () => {
+    expect(analyzeQuestion('Can you explain encapsulation?')).toEqual({
+      type: 'definition',
+      topic: 'encapsulation',
+    });
+    expect(analyzeQuestion('Tell me about hooks')).toEqual({ type: 'definition', topic: 'hooks' });
+    expect(analyzeQuestion('What is meant by encapsulation?').topic).toBe('encapsulation');
+    expect(analyzeQuestion('What exactly is a decorator?').topic).toBe('decorator');
+    expect(analyzeQuestion('What is fastify-plugin used for?').topic).toBe('fastify-plugin');
+    expect(analyzeQuestion('What does reply.raw refer to?')).toEqual({
+      type: 'definition',
+      topic: 'reply.raw',
+    });
   });
 
   it('reads "what do X do" as a definition and keeps only the core of its topic', () => {

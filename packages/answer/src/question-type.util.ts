@@ -16,9 +16,27 @@ const COMPARISON_SIDES: RegExp[] = [
   /^(?:how\s+(?:do(?:es)?|is|are)\s+)?(.+?)\s+(?:differ(?:ent)?\s+from|compared?\s+(?:to|with))\s+(.+)$/i,
   /^(?:.*?\b(?:use|choose|pick|prefer)\s+)?(.+?)\s+(?:vs\.?|versus|instead\s+of|rather\s+than|over)\s+(.+)$/i,
 ];
-const COMPARISON = /\b(?:differences?|differ|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
+/** "Should I return the payload or call reply.send?", "Which is better, A or B?": a choice between two. */
+const CHOICE =
+  /^(?:should\s+(?:i|we)\s+|which\s+(?:one\s+)?(?:is\s+)?(?:better|faster|preferred|recommended)[,:]?\s+|is\s+it\s+better\s+to\s+)(.+?)\s+or\s+(.+?)[?.!]*$/i;
+const COMPARISON =
+  /\b(?:differences?|differ|differs|different\s+from|distinguish(?:es)?|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
 const TROUBLE =
   /^why\b|\b(?:errors?|fails?|failing|failed|failure|not (?:working|work|found|being|getting)|doesn'?t|don'?t|isn'?t|won'?t|can'?t (?!i\b)|broken|crash(?:es|ed)?|exceptions?|throws?|thrown|undefined|warnings?|debug|wrong|problems?|issues?|twice|hangs?|stuck|timeout|FST_\w+|ERR_\w+)\b/i;
+/**
+ * How people report a problem without an error word: something never happens, is ignored or
+ * missing, stopped, keeps doing something, is lost, leaks, is slow or unexpected, a request is
+ * refused, the process exits, an HTTP error status or a system error code (`EADDRINUSE`).
+ * Weaker than {@link TROUBLE}: a how-to or yes/no question keeps its type ("how do I return a
+ * 404?", "can a hook be skipped?").
+ */
+const SYMPTOMS =
+  /\b(?:never|ignored|ignores?|ignoring|missing|stops|stopped|keeps|kept|lost|leaks?|leaking|slow(?:er|ly)?|unexpected(?:ly)?|unable|refused|rejected|blocked|denied|exits?|exited|quits|no longer|anymore|[45]\d\d)\b|\bwhat(?:'s|\s+is)\s+(?:going\s+)?wrong\b|\bwhat\s+causes\b/i;
+/** "Which option stops …?", "What setting answers 503 …?": a lookup of a name, whatever it describes. */
+const NAME_LOOKUP =
+  /^(?:which|what)\s+(?:\w+\s+)?(?:options?|settings?|flags?|parameters?|config|propert(?:y|ies)|hooks?|methods?|headers?|events?|functions?|plugins?)\b/i;
+/** A system error code: `EADDRINUSE`, `ECONNREFUSED` (case matters: "Every" is not one). */
+const ERROR_CODE = /\bE[A-Z]{4,}\b/;
 const HOW_TO =
   /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
@@ -43,6 +61,25 @@ function trimSide(side: string): string {
     .replace(/[?.!]+$/, '')
     .replace(/^(?:the|an?|using)\s+/i, '')
     .trim();
+}
+
+/**
+ * Other ways to ask what something is, in the form {@link DEFINITION} reads: "Can you explain X?",
+ * "Tell me about X", "What is meant by X?", "What exactly is X?", "What is X used for?", "What
+ * does X refer to?" ("explain X", "what is X").
+ */
+function asDefinition(q: string): string {
+  const asked = q
+    .replace(/^(?:can|could|would)\s+you\s+(explain|describe|define)\s+/i, '$1 ')
+    .replace(/^tell\s+me\s+(?:more\s+)?about\s+/i, 'explain ')
+    .replace(/^what(?:'s|\s+is)\s+meant\s+by\s+/i, 'what is ')
+    .replace(/^(what(?:'s|\s+is|\s+are))\s+(?:exactly|really|actually)\s+/i, '$1 ')
+    .replace(/^what\s+(?:exactly|really|actually)\s+(is|are)\s+/i, 'what $1 ')
+    .replace(/^(what\s+do(?:es)?\s+.+?)\s+refers?\s+to\s*([?.!]*)$/i, '$1 mean$2');
+  // "What is X used for?" / "What's X for?": what X is, and so what it is for.
+  return /^what(?:'s|\s+is|\s+are)\s/i.test(asked)
+    ? asked.replace(/\s+(?:used\s+|good\s+)?for\s*([?.!]*)$/i, '$1')
+    : asked;
 }
 
 /** A noun that only says what kind of thing the topic is: "the Reply object", "the listen method". */
@@ -87,9 +124,17 @@ export function analyzeQuestion(question: string): QuestionShape {
       }
     }
   }
-  if (TROUBLE.test(q)) return { type: 'troubleshooting' };
+  const choice = CHOICE.exec(q);
+  if (choice) {
+    const a = trimSide(choice[1] ?? '');
+    const b = trimSide(choice[2] ?? '');
+    if (a && b && a.split(' ').length <= 8 && b.split(' ').length <= 8)
+      return { type: 'comparison', sides: [a, b] };
+  }
+  if (TROUBLE.test(q) || ERROR_CODE.test(q)) return { type: 'troubleshooting' };
   if (HOW_TO.test(q)) return { type: 'how-to' };
-  const definition = DEFINITION.exec(q);
+  if (SYMPTOMS.test(q) && !YES_NO.test(q) && !NAME_LOOKUP.test(q)) return { type: 'troubleshooting' };
+  const definition = DEFINITION.exec(asDefinition(q));
   const topic = trimSide(definition?.[1] ?? definition?.[2] ?? definition?.[3] ?? '');
   const hasCode = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\w\.\w/.test(q);
   if (definition && topic && (OPTION_WORD.test(q) || (hasCode && /\bdo\s*[?.!]*$/i.test(q)))) {

@@ -1,4 +1,4 @@
-import { stem, terms } from './terms.util';
+import { containsIdentifier, identifiers, negation, stem, terms } from './terms.util';
 
 describe(stem.name, () => {
   it('reduces plurals and verb forms to one stem', () => {
@@ -21,5 +21,45 @@ describe(stem.name, () => {
   it('keeps other words with digits whole', () => {
     expect(stem('http2')).toBe('http2');
     expect(stem('v4')).toBe('v4');
+  });
+});
+
+describe(terms.name, () => {
+  it('gives the words of one variant group one term, whole words only', () => {
+    expect(terms('log lines')[0]).toBe(terms('the logger')[0]);
+    expect(terms('logging')).toEqual(terms('loggers'));
+    expect(terms('over https')).toEqual(terms('over TLS'));
+    expect(terms('http')).not.toEqual(terms('https'));
+    // camelCase parts too: `logLevel` holds the term of "logger".
+    expect(terms('logLevel')).toContain(terms('logger')[0]);
+  });
+});
+
+describe(negation.name, () => {
+  it('excludes the first content word after "without", "except" or "excluding"', () => {
+    const q = negation('How can I test without actually listening on a port?');
+    expect([...q.excluded]).toEqual(terms('listening'));
+    expect([...q.framing].sort()).toEqual(terms('without actually').sort());
+    expect([...negation('Log every route except the health check').excluded]).toEqual(terms('health'));
+    expect([...negation('Does it work without HTTPS?').excluded]).toEqual(terms('tls'));
+  });
+
+  it('finds none in a question that excludes nothing, nor in "other than"', () => {
+    expect(negation('How do I listen on a port?').excluded.size).toBe(0);
+    expect(negation('How do I accept a format other than JSON?').excluded.size).toBe(0);
+  });
+});
+
+describe(identifiers.name, () => {
+  it('reads a command-line flag as a name, written with or without code marks', () => {
+    expect(identifiers('How do I silence warnings with --no-deprecation?')).toContain('--no-deprecation');
+    expect(identifiers('Run `node --inspect app.js`')).toContain('--inspect');
+    expect(identifiers('Run node --inspect app.js')).toContain('--inspect');
+    expect(identifiers('a well-known--dash')).toEqual([]);
+  });
+
+  it('matches a flag only as a whole name', () => {
+    expect(containsIdentifier('start node with --inspect-brk', '--inspect')).toBe(false);
+    expect(containsIdentifier('start node with --inspect to debug', '--inspect')).toBe(true);
   });
 });

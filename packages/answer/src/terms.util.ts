@@ -1,5 +1,5 @@
 /** Tokenizing, light stemming and identifier spotting shared by the extractive parts. */
-import { isStopWord } from '@kbqa/text';
+import { isStopWord, variantHead } from '@kbqa/text';
 
 /** A deliberately small suffix stripper: enough to match "plugins"/"plugin", "registering"/"register". */
 export function stem(word: string): string {
@@ -56,19 +56,30 @@ const PART_BREAK = /_|(?<=[a-z0-9])(?=[A-Z])/;
 function wordTerms(raw: string): string[] {
   const out: string[] = [];
   const lower = raw.toLowerCase();
-  if (!isStopWord(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(stem(lower));
+  if (!isStopWord(lower) && (lower.length > 1 || /\d/.test(lower))) out.push(termOf(lower));
   const parts = raw.split(PART_BREAK).filter((p) => p !== '');
   if (parts.length > 1) {
     for (const part of parts) {
       const p = part.toLowerCase();
-      if (p.length > 1 && !isStopWord(p)) out.push(stem(p));
+      if (p.length > 1 && !isStopWord(p)) out.push(termOf(p));
     }
   }
   return out;
 }
 
+/**
+ * A lowercase word's term: its stem, or for a word of a variant group (@kbqa/text
+ * `WORD_VARIANT_GROUPS`: "logger", "logging", "log") the stem of the group's first word, so a
+ * question's "log lines" matches a page's "logger".
+ */
+function termOf(lower: string): string {
+  return stem(variantHead(lower) ?? lower);
+}
+
 const IDENTIFIER_PATTERNS = [
   /@[\w$.-]+\/[\w$.-]+/g,
+  // A command-line flag: `--inspect`, `--no-deprecation`.
+  /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*/g,
   /[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:\(\))?/g,
   /[A-Za-z_$][\w$]*\(\)/g,
   /\b[a-z]+[A-Z][\w$]*/g,
@@ -76,7 +87,8 @@ const IDENTIFIER_PATTERNS = [
 
 /**
  * Code-like names in a text, lowercased without a trailing `()`: inline code spans, scoped
- * packages (`@fastify/cors`), dotted names (`reply.send()`), calls and camelCase words.
+ * packages (`@fastify/cors`), command-line flags (`--inspect`), dotted names (`reply.send()`),
+ * calls and camelCase words.
  */
 export function identifiers(text: string): string[] {
   const found = new Set<string>();
@@ -108,7 +120,46 @@ export function containsIdentifier(lowerText: string, id: string): boolean {
     if (at < 0) return false;
     const before = lowerText[at - 1] ?? ' ';
     const after = lowerText[at + id.length] ?? ' ';
-    if (!/[\w$@]/.test(before) && !/[\w$]/.test(after)) return true;
+    // A hyphenated name goes on past a hyphen: `--inspect` is not `--inspect-brk`.
+    const goesOn = id.includes('-') ? /[\w$-]/ : /[\w$]/;
+    if (!/[\w$@]/.test(before) && !goesOn.test(after)) return true;
     from = at + 1;
   }
+}
+
+/** Words after which a question names what it does not want: "test without listening", "all routes except /health". */
+const NEGATION = /\b(without|except|excluding)\s+/gi;
+/** Words between a negation and what it negates: "without actually listening", "without a port". */
+const FILLER = /^(?:an?|the|any|my|your|its|their|our|this|that|some|\w+ly)$/i;
+
+/** What a question excludes, and the words that only say so. */
+export interface Negation {
+  /** Terms of what is excluded: "listen" in "test without actually listening". */
+  excluded: Set<string>;
+  /** Terms of the negation and its fillers ("without", "actually"): no page needs them. */
+  framing: Set<string>;
+}
+
+/**
+ * The terms a question excludes: the first content word after "without", "except" or
+ * "excluding" ("listen" in "How do I test routes without actually listening on a port?"). Such a
+ * word names what the reader wants to avoid; a sentence about it answers the opposite question.
+ * "Other than JSON" is not one: the answer starts from what JSON gets and goes on to the rest.
+ */
+export function negation(question: string): Negation {
+  const excluded = new Set<string>();
+  const framing = new Set<string>();
+  for (const m of question.matchAll(NEGATION)) {
+    for (const t of terms(m[1] ?? '')) framing.add(t);
+    const rest = question.slice((m.index ?? 0) + m[0].length);
+    for (const word of rest.match(/[\p{L}\p{N}_$./-]+/gu) ?? []) {
+      if (FILLER.test(word)) {
+        for (const t of terms(word)) framing.add(t);
+        continue;
+      }
+      for (const t of terms(word)) excluded.add(t);
+      break;
+    }
+  }
+  return { excluded, framing };
 }

@@ -24,11 +24,30 @@ describe(matchTerms.name, () => {
   it("keeps a quoted word's letters when the quote is not an apostrophe suffix", () => {
     expect(matchTerms("Set 'type' to 'text'")).toEqual(['"set"', '"type"', '"text"']);
   });
+
+  it('leaves out what the question excludes, fillers and all', () => {
+    expect(matchTerms('How can I test my routes without actually listening on a port?')).toEqual([
+      '"test"',
+      '"routes"',
+      '"port"',
+    ]);
+    expect(matchTerms('every route except the health check')).toEqual(['"every"', '"route"', '"check"']);
+    // Nothing of its own left: the caller searches the conversation's topic instead.
+    expect(queryStems('what about without TLS?')).toEqual([]);
+  });
+
+  it('searches a grouped word alone: its variants count only in coverage', () => {
+    expect(matchTerms('colorized log lines')).toEqual(['"colorized"', '"log"', '"lines"']);
+  });
 });
 
 describe(queryStems.name, () => {
   it('stems the meaningful words as the porter tokenizer does', () => {
     expect(queryStems('How do I register plugins with prefixes?')).toEqual(['regist', 'plugin', 'prefix']);
+  });
+
+  it("measures a grouped word by its group's first word", () => {
+    expect(queryStems('the logger over HTTPS')).toEqual(['log', 'over', 'tl']);
   });
 
   it('leaves contraction and possessive suffixes out of the stems coverage is measured on', () => {
@@ -43,6 +62,13 @@ describe(termCoverage.name, () => {
     expect(termCoverage(stems, 'Plugins can be nested.')).toBeCloseTo(1 / 3);
     expect(termCoverage(stems, 'Nothing relevant.')).toBe(0);
     expect(termCoverage([], 'anything')).toBe(0);
+  });
+
+  it('counts a variant of a grouped word as the word, and nothing else that shares its stem', () => {
+    const stems = queryStems('log lines over TLS');
+    expect(termCoverage(stems, 'The logger prints lines over HTTPS.')).toBe(1);
+    // "line" and "over" of four stems; "http" is not "https".
+    expect(termCoverage(stems, 'Lines over HTTP.')).toBeCloseTo(2 / 4);
   });
 });
 

@@ -1,4 +1,4 @@
-import { QUERY_STOP_WORDS } from '@kbqa/text';
+import { QUERY_STOP_WORDS, variantHead } from '@kbqa/text';
 import { porterStem } from './porter-stemmer';
 
 /**
@@ -27,17 +27,48 @@ function withoutClitics(text: string): string {
   return text.replace(CLITIC, '$1');
 }
 
+/** "without X", "except X", "excluding X" (articles and -ly words between allowed). */
+const EXCLUDED =
+  /\b(?:without|except|excluding)\s+(?:(?:an?|the|any|my|your|its|their|our|this|that|some|\w+ly)\s+)*[\p{L}\p{N}_$./-]+/giu;
+
+/**
+ * The text without what it excludes: "what about without TLS?" asks about what is not TLS, and
+ * searching "tls" ranked the passages about TLS first; "test my routes without actually
+ * listening" ranked the section on `fastify.listen()` over the one on `inject`. A question left
+ * with no word of its own is searched by its context (the conversation's topic), see
+ * SqliteChunkIndex. The answer generator reads the same words as excluded (@kbqa/answer
+ * `negation`).
+ */
+function withoutExcluded(lower: string): string {
+  return lower.replace(EXCLUDED, ' ');
+}
+
 /**
  * The quoted FTS5 terms of a question, stop words dropped unless nothing else is left. Each
  * compound identifier is also one phrase term (`"reply res"` for `reply.res`): its parts are
  * common words, the phrase is rare, so BM25 ranks the passage that names it first.
+ *
+ * A word's variants (@kbqa/text `WORD_VARIANT_GROUPS`) are not searched, only counted in
+ * coverage (queryStems, stemsFound). Searched, "logger" (on most pages of a logging chapter) added
+ * its full BM25 to "log lines" and pushed the passage about log lines out of the top 5; hit@1 on
+ * bench/retrieval/quality.js fell from 0.733 to 0.711.
  */
 export function matchTerms(text: string): string[] {
-  const lower = withoutClitics(text).toLowerCase();
+  const lower = withoutExcluded(withoutClitics(text).toLowerCase());
   const terms = lower.match(WORD) ?? [];
   const meaningful = terms.filter((t) => !QUERY_STOP_WORDS.has(t));
+  const words = meaningful.length > 0 ? meaningful : terms;
   const phrases = (lower.match(IDENTIFIER) ?? []).map((id) => id.split(/[./-]+/).join(' '));
-  return [...new Set([...(meaningful.length > 0 ? meaningful : terms), ...phrases])].map((t) => `"${t}"`);
+  return [...new Set([...words, ...phrases])].map((t) => `"${t}"`);
+}
+
+/**
+ * A word's stem as coverage counts it: the stem of its variant group's first word, else its own,
+ * so a passage that says "logger" covers the "log" of "log lines". Whole words are grouped before
+ * stemming: "https" is in the group of "tls", "http" (its stem) is not.
+ */
+function stemOf(word: string): string {
+  return porterStem(variantHead(word) ?? word);
 }
 
 /**
@@ -45,10 +76,10 @@ export function matchTerms(text: string): string[] {
  * split and stemmed as the index tokenizer does, for `termCoverage`.
  */
 export function queryStems(text: string): string[] {
-  const words = (withoutClitics(text).toLowerCase().match(WORD) ?? []).filter(
+  const words = (withoutExcluded(withoutClitics(text).toLowerCase()).match(WORD) ?? []).filter(
     (t) => !QUERY_STOP_WORDS.has(t),
   );
-  return [...new Set(words.flatMap((w) => tokens(w)).map(porterStem))];
+  return [...new Set(words.flatMap((w) => tokens(w)).map(stemOf))];
 }
 
 /**
@@ -69,16 +100,18 @@ export function weightedCoverage(weights: ReadonlyMap<string, number>, passage: 
 }
 
 /**
- * The stems of `stems` (its keys) that a passage holds. Only words that can stem to one of them
- * (same first two letters) are stemmed; the scan stops once all are found.
+ * The stems of `stems` (its keys) that a passage holds, a word of a variant group counting as its
+ * group's first word. Only words that can stem to one of them (same first two letters, or
+ * grouped) are stemmed; the scan stops once all are found.
  */
 export function stemsFound(stems: ReadonlyMap<string, unknown>, passage: string): Set<string> {
   const found = new Set<string>();
   if (stems.size === 0) return found;
   const heads = new Set([...stems.keys()].map((s) => s.slice(0, 2)));
   for (const word of tokens(passage.toLowerCase())) {
-    if (!heads.has(word.slice(0, 2))) continue;
-    const stem = porterStem(word);
+    const head = variantHead(word);
+    if (head === undefined && !heads.has(word.slice(0, 2))) continue;
+    const stem = head === undefined ? porterStem(word) : porterStem(head);
     if (stems.has(stem)) found.add(stem);
     if (found.size === stems.size) break;
   }

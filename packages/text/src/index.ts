@@ -10,9 +10,11 @@
  *   `cleanInline(text)`.
  * - Markup that is not prose (admonition markers, directives, HTML comments): `cleanMarkup(markdown)`.
  * - Summaries: `extractiveSummary(markdown, maxChars)`.
+ * - Words used for the same thing ("log" / "logger"): `wordVariants(word)`, `variantHead(word)`.
  */
 export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
 export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
 export { cleanInline, splitMarkdownUnits, type TextUnit } from './markdown-units';
 export { cleanMarkup } from './markup';
 export { extractiveSummary } from './summary';
+export { WORD_VARIANT_GROUPS, variantHead, wordVariants } from './word-variants';

@@ -23,4 +23,14 @@ describe('stop words', () => {
     // Order words are content: hooks run "before" or "after" the handler.
     for (const w of ['plugin', 'reply', 'hook', 'before', 'after']) expect(isStopWord(w)).toBe(false);
   });
+
+  it('drops prepositions of spread and direction from answers, not from search queries', () => {
+    // "reuse a schema across routes": pages say "in several routes", never "across".
+    for (const w of ['across', 'among', 'throughout', 'towards']) {
+      expect(isStopWord(w)).toBe(true);
+      expect(QUERY_STOP_WORDS.has(w)).toBe(false);
+    }
+    // Place words that tell contexts apart stay: "within a plugin", "per route".
+    for (const w of ['within', 'per', 'inside']) expect(isStopWord(w)).toBe(false);
+  });
 });

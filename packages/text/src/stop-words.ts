@@ -12,6 +12,9 @@
  *
  * The chunker's summary list also had "after before between down again further us": they are
  * content words now ("runs before the handler"); the answer generator never dropped them.
+ * Prepositions of spread or direction ("across", "among", "throughout", "towards") are function
+ * words: a question says "reuse a schema across routes" where pages say "in several routes", and
+ * as a word no page has, "across" counted against every passage's coverage of the question.
  */
 
 /** Stop words everywhere, search queries included: the words of almost every question. */
@@ -24,7 +27,8 @@ const QUERY =
 const FUNCTION =
   'been being doing done had has have having he her hers him his itself just more most no nor not off ' +
   'once only other ours out over own same she such than theirs they through too under until up very ' +
-  'were while whom yours also each few both all let lets via like may might must shall';
+  'were while whom yours also each few both all let lets via like may might must shall ' +
+  'across among amongst onto upon throughout along toward towards';
 
 /** The wording of a request ("please explain how to get…"), not its topic. */
 const REQUEST =

@@ -47,6 +47,13 @@ const PRUNE_FROM_ROWS = 20_000;
  * where FTS5's pruned match (below) takes 30 ms. Past this size FTS5 ranks, as before.
  */
 const SUMMED_UP_TO_ROWS = 250_000;
+/**
+ * How long the index must go unchanged before a search reloads term score lists the last write
+ * emptied. A list's first read scores every chunk holding its word (a chat's words cost about
+ * 300 ms on 105k chunks), and during an ingestion every commit empties them again: meanwhile FTS5
+ * ranks, as past SUMMED_UP_TO_ROWS (bench/chat.js, chat during a 10,000-document ingestion).
+ */
+const LISTS_AFTER_QUIET_MS = 2_000;
 /** A term in at least this share of chunks is "common" (BM25 gives it little weight anyway). */
 const COMMON_TERM_SHARE = 0.1;
 const MAX_CACHED_IDFS = 10_000;
@@ -538,7 +545,12 @@ export class SqliteChunkIndex implements ChunkStore {
 
   /** Whether lexical scores come from kept term score lists (on) or from FTS5 (off, or a large index). */
   private summing(): boolean {
-    return this.termCache !== undefined && this.indexRows() <= SUMMED_UP_TO_ROWS;
+    if (this.termCache === undefined || this.indexRows() > SUMMED_UP_TO_ROWS) return false;
+    // Kept lists serve; emptied ones are reloaded only once writes have paused.
+    return (
+      this.termCache.filledAt === this.indexSize.generation ||
+      Date.now() - this.indexSize.changedAt >= LISTS_AFTER_QUIET_MS
+    );
   }
 
   /** Takes a term score list another index on this database loaded (SqliteChunkIndexOptions.onTermList). */
@@ -825,7 +837,8 @@ export class SqliteChunkIndex implements ChunkStore {
   private idfCache = { generation: -1, idf: new Map<string, number>() };
   private vocab: BetterSqlite3.Statement<[string], { doc: number }> | undefined;
 
-  private indexSize = { rows: 0, generation: -1 };
+  /** `changedAt`: when this index saw the counter move (0 for the first reading: no write seen). */
+  private indexSize = { rows: 0, generation: -1, changedAt: 0 };
 
   /**
    * Chunks in the whole index, re-counted when the chunk table's change counter (chunk_generation,
@@ -834,7 +847,8 @@ export class SqliteChunkIndex implements ChunkStore {
   private indexRows(): number {
     const generation = this.stmt.generation.get()?.n ?? 0;
     if (generation !== this.indexSize.generation) {
-      this.indexSize = { rows: this.stmt.countAllChunks.get()?.n ?? 0, generation };
+      const changedAt = this.indexSize.generation === -1 ? 0 : Date.now();
+      this.indexSize = { rows: this.stmt.countAllChunks.get()?.n ?? 0, generation, changedAt };
       // The pruning counts and idfs are as old as the row count, no older.
       this.termCounts = new Map();
     }

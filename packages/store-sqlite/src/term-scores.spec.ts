@@ -288,4 +288,62 @@ describe('lexical search from kept term scores', () => {
       await other.destroy();
     }
   });
+
+  it('ranks with FTS5 while writes go on, and reloads the lists once writes pause', async () => {
+    const db = rawDatabase(ds);
+    const loads: string[] = [];
+    const kept = new SqliteChunkIndex(db, undefined, { onTermList: (key) => loads.push(key) });
+    const fts = new SqliteChunkIndex(db, undefined, { termCacheEntries: 0 });
+    const query: SearchQuery = {
+      projectId: projects[1]!,
+      text: 'reply header cookie',
+      topK: 5,
+      mode: 'lexical',
+    };
+    let now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      expect(await kept.search(query)).toEqual(await fts.search(query));
+      expect(loads.length).toBeGreaterThan(0);
+      const write = (n: number) => {
+        const content = `cookie ${n}: a reply header set again`;
+        fts.replaceSource({
+          projectId: projects[1]!,
+          source: `write-${n}`,
+          kind: 'documents',
+          documents: [
+            {
+              document: { source: `write-${n}`, content },
+              chunks: [
+                {
+                  ordinal: 0,
+                  content,
+                  headingPath: [],
+                  title: 'Writes',
+                  link: `https://docs.example/w${n}`,
+                  kind: 'content',
+                  contentHash: sha256Hex(content),
+                },
+              ],
+            },
+          ],
+        });
+      };
+      // Writes every half second: every search meets a new generation and FTS5 ranks it.
+      loads.length = 0;
+      for (let n = 0; n < 4; n++) {
+        write(n);
+        now += 500;
+        expect(await kept.search(query)).toEqual(await fts.search(query));
+      }
+      expect(loads).toEqual([]);
+      // Quiet for the pause: the lists are loaded again and serve the same ranking.
+      now += 2_000;
+      expect(await kept.search(query)).toEqual(await fts.search(query));
+      expect(loads.length).toBeGreaterThan(0);
+      for (let n = 0; n < 4; n++) fts.deleteSource(projects[1]!, `write-${n}`);
+    } finally {
+      clock.mockRestore();
+    }
+  });
 });

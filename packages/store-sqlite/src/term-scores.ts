@@ -24,6 +24,11 @@ export const DEFAULT_TERM_CACHE_ENTRIES = 4_000_000;
 export class TermScoreCache {
   private generation: number | undefined;
   private readonly lists = new Map<string, TermScores>();
+
+  /** The change counter value the kept lists belong to (undefined before the first sync). */
+  get filledAt(): number | undefined {
+    return this.generation;
+  }
   private entries = 0;
 
   /**

@@ -287,7 +287,10 @@ async function buildApi(n) {
     process.env.BENCH_CODE_MEMORY === undefined ? undefined : Number(process.env.BENCH_CODE_MEMORY);
   // BENCH_SCAN_THREAD=0: the dense scan on the calling thread, the path before the scan thread.
   const scanThread = process.env.BENCH_SCAN_THREAD !== '0';
-  const index = new store.SqliteChunkIndex(db, new store.SqliteVectorIndex(db, { codeMemoryBytes, scanThread }));
+  const index = new store.SqliteChunkIndex(
+    db,
+    new store.SqliteVectorIndex(db, { codeMemoryBytes, scanThread }),
+  );
   const done = db.prepare("SELECT value FROM index_meta WHERE key = 'bench_done'").get();
   if (done) return { ds, db, index };
   if (!fresh) {

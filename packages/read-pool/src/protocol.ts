@@ -6,6 +6,11 @@ export interface ReadWorkerData {
   file: string;
   busyTimeoutMs?: number;
   extractive: ExtractiveAnswerGeneratorOptions;
+  /**
+   * Whether this worker reloads, while idle, the term score lists a write emptied (one worker of
+   * the pool does; the others adopt what it loads).
+   */
+  warmTermLists?: boolean;
 }
 
 /** What the checkpointer is started with. */
@@ -35,6 +40,8 @@ export interface TermListMessage {
 export interface ReadWorkerStats {
   /** Chunk entries held by its term score lists. */
   termCacheEntries: number;
+  /** The chunk change counter its term score lists belong to (null before any was loaded). */
+  termListsGeneration: number | null;
 }
 
 /** What each request gets back. */

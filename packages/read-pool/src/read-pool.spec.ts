@@ -179,6 +179,37 @@ describe(ReadPool.name, () => {
     expect(two).toEqual([fresh, fresh]);
   });
 
+  it('has its warming worker reload, once writes pause, the lists a write dropped, for every worker', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
+    const generation = () =>
+      (rawDatabase(ds).prepare('SELECT n FROM chunk_generation WHERE id = 1').get() as { n: number }).n;
+    const waitFor = async (done: (stats: Awaited<ReturnType<ReadPool['stats']>>) => boolean) => {
+      const deadline = Date.now() + 10_000;
+      let stats = await pool!.stats();
+      while (!done(stats) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        stats = await pool!.stats();
+      }
+      return stats;
+    };
+    const q = query('How do I add a hook to the request lifecycle?');
+    await pool.search(q);
+    const before = await waitFor(
+      (s) => s[0]!.termCacheEntries > 0 && s[1]!.termCacheEntries === s[0]!.termCacheEntries,
+    );
+    expect(before.map((s) => s.termListsGeneration)).toEqual([generation(), generation()]);
+    put('extra', chunks('reference/hooks.md').slice(0, 2));
+    const now = generation();
+    // Nobody searches: the warming worker reloads the lists after the pause, the other adopts them.
+    const after = await waitFor((s) =>
+      s.every((w) => w.termListsGeneration === now && w.termCacheEntries > 0),
+    );
+    expect(after.map((s) => s.termListsGeneration)).toEqual([now, now]);
+    expect(after[0]!.termCacheEntries).toBe(after[1]!.termCacheEntries);
+    expect(after[0]!.termCacheEntries).toBeGreaterThan(0);
+    expect(await pool.search(q)).toEqual(await index.search(q));
+  });
+
   describe('checkpoints on a thread of their own', () => {
     /**
      * Writes 40 commits of about 64 KB on the service connection with its own checkpoints off,

@@ -53,7 +53,11 @@ class ReadWorker {
   readonly pending = new Map<number, Pending>();
   readonly exited: Promise<void>;
 
-  constructor(readonly thread: Worker) {
+  /** `warms`: this worker reloads emptied term score lists while idle (ReadWorkerData). */
+  constructor(
+    readonly thread: Worker,
+    readonly warms = false,
+  ) {
     this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
   }
 }
@@ -78,7 +82,10 @@ export class ReadPool {
       throw new KbqaError('CONFIG_INVALID', `a read pool needs at least one worker, not ${options.workers}`);
     const pool = new ReadPool(options);
     try {
-      await Promise.all(Array.from({ length: options.workers }, () => pool.spawn()));
+      // The last one warms term lists while idle; ties in load go to the others first.
+      await Promise.all(
+        Array.from({ length: options.workers }, (_, i) => pool.spawn(i === options.workers - 1)),
+      );
     } catch (e) {
       await pool.close();
       throw e;
@@ -167,19 +174,28 @@ export class ReadPool {
     });
   }
 
+  /** The worker with the fewest requests in flight; on a tie, one that does not warm lists. */
   private leastBusy(): ReadWorker | undefined {
     let best: ReadWorker | undefined;
-    for (const w of this.workers) if (!best || w.pending.size < best.pending.size) best = w;
+    for (const w of this.workers) {
+      if (
+        !best ||
+        w.pending.size < best.pending.size ||
+        (w.pending.size === best.pending.size && best.warms && !w.warms)
+      )
+        best = w;
+    }
     return best;
   }
 
-  private spawn(): Promise<void> {
+  private spawn(warms: boolean): Promise<void> {
     const data: ReadWorkerData = {
       file: this.options.file,
       busyTimeoutMs: this.options.busyTimeoutMs,
       extractive: this.options.extractive ?? {},
+      warmTermLists: warms,
     };
-    const worker = new ReadWorker(new Worker(WORKER_FILE, { workerData: data }));
+    const worker = new ReadWorker(new Worker(WORKER_FILE, { workerData: data }), warms);
     return new Promise<void>((resolve, reject) => {
       let ready = false;
       worker.thread.on('message', (reply: ReadReply) => {
@@ -217,7 +233,7 @@ export class ReadPool {
         if (!ready) reject(new KbqaError('INTERNAL', `a read worker exited (${code}) before it was ready`));
         this.fail(worker, new KbqaError('INTERNAL', `a read worker exited (${code})`));
         // One that died while the pool is open is replaced; its requests have failed.
-        if (ready && !this.closing) void this.spawn().catch(() => undefined);
+        if (ready && !this.closing) void this.spawn(worker.warms).catch(() => undefined);
       });
     });
   }

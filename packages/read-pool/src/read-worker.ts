@@ -9,6 +9,10 @@ import type { AdoptMessage, CloseMessage, ReadReply, ReadRequest, ReadWorkerData
  * writes, and sees each write once committed), a chunk index on it, and an extractive generator.
  * Requests are answered one at a time, in order; the pool spreads them over the workers.
  */
+/** How often an idle warming worker looks for lists to reload, and how long one slice reads. */
+const WARM_EVERY_MS = 500;
+const WARM_SLICE_MS = 20;
+
 function main(): void {
   const port = parentPort;
   if (!port) throw new Error('read-worker runs as a worker thread');
@@ -29,8 +33,25 @@ function main(): void {
     return;
   }
   const generator = new ExtractiveAnswerGenerator(data.extractive);
+  // Warm-up in slices, each its own turn, so a request waits for at most one list being read.
+  let warmTimer: NodeJS.Timeout | undefined;
+  const warm = (): void => {
+    let more = false;
+    try {
+      more = index.warmTermLists(WARM_SLICE_MS);
+    } catch {
+      // A failed read is retried at the next tick; searches load what they need themselves.
+    }
+    warmTimer = setTimeout(warm, more ? 0 : WARM_EVERY_MS);
+    warmTimer.unref();
+  };
+  if (data.warmTermLists) {
+    warmTimer = setTimeout(warm, WARM_EVERY_MS);
+    warmTimer.unref();
+  }
   port.on('message', (message: ReadRequest | CloseMessage | AdoptMessage) => {
     if (message.op === 'close') {
+      clearTimeout(warmTimer);
       db.close();
       port.close();
       return;
@@ -54,7 +75,10 @@ function main(): void {
       case 'compose':
         return Promise.resolve(generator.composePieces(request.question, request.sources, request.context));
       case 'stats':
-        return Promise.resolve({ termCacheEntries: index.termCacheEntries });
+        return Promise.resolve({
+          termCacheEntries: index.termCacheEntries,
+          termListsGeneration: index.termListsGeneration,
+        });
     }
   }
 }

@@ -553,9 +553,36 @@ export class SqliteChunkIndex implements ChunkStore {
     );
   }
 
+  /**
+   * Reloads, once writes have paused ({@link LISTS_AFTER_QUIET_MS}), the term score lists the last
+   * write emptied, most recently used first, for about `budgetMs` (a list is never cut short);
+   * returns whether some remain. A read worker calls it while idle, so the first chats after an
+   * ingestion find their words' lists loaded (on 105k chunks a chat's words cost 200-300 ms).
+   */
+  warmTermLists(budgetMs: number): boolean {
+    const cache = this.termCache;
+    if (!cache) return false;
+    return this.readSnapshot(() => {
+      if (this.indexRows() > SUMMED_UP_TO_ROWS) return false;
+      if (Date.now() - this.indexSize.changedAt < LISTS_AFTER_QUIET_MS) return false;
+      cache.sync(this.indexSize.generation);
+      const started = Date.now();
+      for (let key = cache.nextDropped(); key !== undefined; key = cache.nextDropped()) {
+        cache.get(key, () => termScores(this.stmt.termRows.all(key)));
+        if (Date.now() - started >= budgetMs) return true;
+      }
+      return false;
+    });
+  }
+
   /** Takes a term score list another index on this database loaded (SqliteChunkIndexOptions.onTermList). */
   adoptTermList(key: string, generation: number, list: TermScores): void {
     this.termCache?.adopt(key, generation, list);
+  }
+
+  /** The chunk change counter the kept term score lists belong to (null before any was loaded). */
+  get termListsGeneration(): number | null {
+    return this.termCache?.filledAt ?? null;
   }
 
   /** Chunk entries held by the term score lists (0 without them). */

@@ -346,4 +346,66 @@ describe('lexical search from kept term scores', () => {
       clock.mockRestore();
     }
   });
+
+  it('warms, once writes pause, the lists a write dropped, most recently used first', async () => {
+    const db = rawDatabase(ds);
+    const loads: string[] = [];
+    const kept = new SqliteChunkIndex(db, undefined, { onTermList: (key) => loads.push(key) });
+    const fts = new SqliteChunkIndex(db, undefined, { termCacheEntries: 0 });
+    const first: SearchQuery = {
+      projectId: projects[0]!,
+      text: 'schema validation',
+      topK: 5,
+      mode: 'lexical',
+    };
+    const second: SearchQuery = { projectId: projects[0]!, text: 'cookie stream', topK: 5, mode: 'lexical' };
+    let now = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      await kept.search(first);
+      await kept.search(second);
+      const used = [...loads];
+      expect(used.length).toBeGreaterThanOrEqual(4);
+      const content = 'a stream of cookies, validated';
+      fts.replaceSource({
+        projectId: projects[0]!,
+        source: 'warm',
+        kind: 'documents',
+        documents: [
+          {
+            document: { source: 'warm', content },
+            chunks: [
+              {
+                ordinal: 0,
+                content,
+                headingPath: [],
+                title: 'Warm',
+                link: 'https://docs.example/warm',
+                kind: 'content',
+                contentHash: sha256Hex(content),
+              },
+            ],
+          },
+        ],
+      });
+      loads.length = 0;
+      // Right after the write: nothing reloaded yet.
+      expect(kept.warmTermLists(1_000)).toBe(false);
+      expect(loads).toEqual([]);
+      now += 2_000;
+      // A budget of 0 reads one list per call, the most recently used first.
+      expect(kept.warmTermLists(0)).toBe(true);
+      expect(loads).toEqual([used[used.length - 1]]);
+      while (kept.warmTermLists(0));
+      expect([...loads].sort()).toEqual([...used].sort());
+      // The searches now find every list loaded, and rank as FTS5 does.
+      loads.length = 0;
+      expect(await kept.search(first)).toEqual(await fts.search(first));
+      expect(await kept.search(second)).toEqual(await fts.search(second));
+      expect(loads).toEqual([]);
+      fts.deleteSource(projects[0]!, 'warm');
+    } finally {
+      clock.mockRestore();
+    }
+  });
 });

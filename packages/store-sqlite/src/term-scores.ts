@@ -17,6 +17,9 @@ export interface TermScores {
 /** Default bound of a cache: chunk entries over all its lists (12 bytes each, about 48 MB). */
 export const DEFAULT_TERM_CACHE_ENTRIES = 4_000_000;
 
+/** Keys of dropped lists remembered for a warm-up: a chat's words, for many recent chats. */
+const REMEMBERED_KEYS = 1_000;
+
 /**
  * Term score lists of one index, least recently used dropped past `maxEntries`, all dropped when
  * the index's change counter moves (BM25's statistics are index-wide: any write changes them).
@@ -24,6 +27,16 @@ export const DEFAULT_TERM_CACHE_ENTRIES = 4_000_000;
 export class TermScoreCache {
   private generation: number | undefined;
   private readonly lists = new Map<string, TermScores>();
+
+  /** Keys of the lists the last emptying dropped, most recently used first, not yet taken back. */
+  private dropped: string[] = [];
+
+  /** The next key the last emptying dropped that the cache does not hold again, if any. */
+  nextDropped(): string | undefined {
+    for (let key = this.dropped.shift(); key !== undefined; key = this.dropped.shift())
+      if (!this.lists.has(key)) return key;
+    return undefined;
+  }
 
   /** The change counter value the kept lists belong to (undefined before the first sync). */
   get filledAt(): number | undefined {
@@ -44,6 +57,8 @@ export class TermScoreCache {
   sync(generation: number): void {
     if (generation === this.generation) return;
     this.generation = generation;
+    // Most recently used first: what a warm-up reloads (SqliteChunkIndex.warmTermLists).
+    if (this.lists.size > 0) this.dropped = [...this.lists.keys()].reverse().slice(0, REMEMBERED_KEYS);
     this.lists.clear();
     this.entries = 0;
   }

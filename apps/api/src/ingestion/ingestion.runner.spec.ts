@@ -19,6 +19,7 @@ import type { DataSource } from 'typeorm';
 import { loadConfig } from '../config/config';
 import type { EmbeddingService } from '../retrieval/embedding.service';
 import { LoaderRegistry } from './loader-registry';
+import { ForegroundGate } from '../common/foreground';
 import { IngestionRunner, type TaskStats } from './ingestion.runner';
 
 /** A url-type loader whose documents, skips and failure the test picks. */
@@ -47,7 +48,7 @@ describe(IngestionRunner.name, () => {
   });
   afterEach(() => ds.destroy());
 
-  function runner(loader: SourceLoader, env: Record<string, string> = {}) {
+  function runner(loader: SourceLoader, env: Record<string, string> = {}, foreground?: ForegroundGate) {
     const embedding = {
       embedChunks: (ids: number[]) => {
         embedded.push(ids);
@@ -62,6 +63,7 @@ describe(IngestionRunner.name, () => {
       new LoaderRegistry([loader], ['url']),
       embedding,
       loadConfig(env, '/tmp'),
+      foreground,
     );
   }
 
@@ -109,6 +111,23 @@ describe(IngestionRunner.name, () => {
     });
     expect((JSON.parse(done.stats!) as TaskStats).indexed).toEqual(['a', 'b']);
     expect(embedded.flat()).toHaveLength(2);
+  });
+
+  it('steps aside while a chat is in flight, and goes on once it is answered', async () => {
+    const documents = Array.from({ length: 60 }, (_, i) => ({
+      source: `d${i}`,
+      content: `# D${i}\n\nhooks ${i}`,
+    }));
+    const id = await task('documents', { documents });
+    const gate = new ForegroundGate();
+    const leave = gate.enter();
+    const run = runner(never, {}, gate).run(id, new AbortController().signal);
+    // Alone it ends in milliseconds; with a chat in flight it takes one step per 50 ms.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await row(id)).status).toBe('running');
+    leave();
+    await run;
+    expect(await row(id)).toMatchObject({ status: 'completed', success: true, indexedCount: 60 });
   });
 
   it('keeps what a loader yielded and what it skipped, with the reason', async () => {

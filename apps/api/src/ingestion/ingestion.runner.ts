@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   type Chunker,
   type ChunkDraft,
@@ -19,6 +19,7 @@ import {
 } from '@kbqa/core';
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
+import { ForegroundGate } from '../common/foreground';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
@@ -48,6 +49,11 @@ const WRITE_BATCH_DOCUMENTS = 25;
  * steps keep up. Loaders write a page at a time, so upkeep waits until that many accumulated.
  */
 const MERGE_STEPS_PER_BATCH = 3;
+/**
+ * Longest wait for chat requests in flight before the next ingestion step: under a steady stream
+ * of chats ingestion still takes a step this often.
+ */
+const FOREGROUND_WAIT_MS = 50;
 /** Longest run of synchronous chunking before other requests get the event loop. */
 const SLICE_MS = 4;
 
@@ -110,6 +116,7 @@ export class IngestionRunner implements TaskRunner {
     private readonly loaders: LoaderRegistry,
     private readonly embedding: EmbeddingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly foreground?: ForegroundGate,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
     this.indexes = dataSource.getRepository(IndexEntity);
@@ -221,7 +228,7 @@ export class IngestionRunner implements TaskRunner {
         await flush();
         sliceStart = performance.now();
       } else if (performance.now() - sliceStart > SLICE_MS) {
-        await yieldToEventLoop();
+        await this.stepAside();
         sliceStart = performance.now();
       }
     }
@@ -389,11 +396,20 @@ export class IngestionRunner implements TaskRunner {
     if (this.unmergedDocuments >= WRITE_BATCH_DOCUMENTS) {
       this.unmergedDocuments = 0;
       for (let step = 0; step < MERGE_STEPS_PER_BATCH; step++) {
-        await yieldToEventLoop();
+        await this.stepAside();
         await this.store.maintain();
       }
     }
+    await this.stepAside();
+  }
+
+  /**
+   * Gives the event loop a turn and, while chat requests are in flight in this process, waits for
+   * them (at most FOREGROUND_WAIT_MS): each turn of a chat otherwise waited for one write or merge.
+   */
+  private async stepAside(): Promise<void> {
     await yieldToEventLoop();
+    await this.foreground?.clear(FOREGROUND_WAIT_MS);
   }
 
   /** Documents written since the last upkeep, over all tasks of this process. */

@@ -4,6 +4,7 @@ import { rawDatabase } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
+import { ForegroundGate } from '../common/foreground';
 
 /** The read pool (`ReadPool`), or null when search runs on the event loop (KBQA_READ_WORKERS=0). */
 export const READ_POOL = Symbol('READ_POOL');
@@ -30,6 +31,7 @@ class ReadPoolCloser implements OnApplicationShutdown {
 @Global()
 @Module({
   providers: [
+    ForegroundGate,
     {
       provide: READ_POOL,
       // The data source first: it creates and migrates the file the workers open read-only.
@@ -66,6 +68,6 @@ class ReadPoolCloser implements OnApplicationShutdown {
     },
     ReadPoolCloser,
   ],
-  exports: [READ_POOL],
+  exports: [READ_POOL, ForegroundGate],
 })
 export class ReadPoolModule {}

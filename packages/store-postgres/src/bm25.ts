@@ -1,3 +1,4 @@
+import { indexOfId } from '@kbqa/store-sqlite';
 import { type PostingList, PostingsCache } from './postings-cache';
 import { ScoreSum } from './score-sum';
 import { tsQueryOf, searchText } from './text-search';
@@ -334,7 +335,7 @@ export class Bm25Ranker {
       const tfOf = new Map<string, number>();
       for (const l of lexemes) {
         const list = lists.get(l)!;
-        const j = indexOf(list.chunkIds, id);
+        const j = indexOfId(list.chunkIds, id);
         if (j < 0) continue;
         tfOf.set(l, list.tfs[j]!);
         docLen = list.docLens[j]!;
@@ -401,20 +402,6 @@ export class Bm25Ranker {
     }
     return { rows: this.stats.rows, avgLength: this.stats.avgLength };
   }
-}
-
-/** Where `id` is in ascending `ids`, or -1. */
-function indexOf(ids: Int32Array, id: number): number {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = ids[mid]!;
-    if (at < id) lo = mid + 1;
-    else if (at > id) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
 }
 
 /**

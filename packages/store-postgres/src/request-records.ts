@@ -55,17 +55,7 @@ export class PostgresRequestRecords implements RequestRecords {
        INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
        SELECT $1::integer, c.id, $4::text, $5::text, $6::integer, $7::text, $8::boolean, $9::text, $3::text
        FROM c RETURNING conversation_id, id`,
-      values: [
-        projectId,
-        roleInfo,
-        at,
-        first.sender,
-        first.text,
-        first.replyTo,
-        JSON.stringify(first.sources),
-        first.complete,
-        JSON.stringify(first.toolsUsed ?? []),
-      ],
+      values: [projectId, roleInfo, at, ...messageColumns(first)],
     });
     return { conversationId: rows[0]!.conversation_id, messageId: rows[0]!.id };
   }
@@ -75,17 +65,7 @@ export class PostgresRequestRecords implements RequestRecords {
       name: 'kbqa_new_message',
       text: `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-      values: [
-        m.projectId,
-        m.conversationId,
-        m.sender,
-        m.text,
-        m.replyTo,
-        JSON.stringify(m.sources),
-        m.complete,
-        JSON.stringify(m.toolsUsed ?? []),
-        nowTimestamp(),
-      ],
+      values: [m.projectId, m.conversationId, ...messageColumns(m), nowTimestamp()],
     });
     return rows[0]!.id;
   }
@@ -108,4 +88,16 @@ export class PostgresRequestRecords implements RequestRecords {
     );
     return rows;
   }
+}
+
+/** A message's sender, text, reply_to, sources, complete and tools_used, as both inserts bind them. */
+function messageColumns(m: Omit<NewMessage, 'projectId' | 'conversationId'>): unknown[] {
+  return [
+    m.sender,
+    m.text,
+    m.replyTo,
+    JSON.stringify(m.sources),
+    m.complete,
+    JSON.stringify(m.toolsUsed ?? []),
+  ];
 }

@@ -547,10 +547,12 @@ export class SqliteChunkIndex implements ChunkStore {
   private summing(): boolean {
     if (this.termCache === undefined || this.indexRows() > SUMMED_UP_TO_ROWS) return false;
     // Kept lists serve; emptied ones are reloaded only once writes have paused.
-    return (
-      this.termCache.filledAt === this.indexSize.generation ||
-      Date.now() - this.indexSize.changedAt >= LISTS_AFTER_QUIET_MS
-    );
+    return this.termCache.filledAt === this.indexSize.generation || this.writesPaused();
+  }
+
+  /** Whether the chunk change counter has stood still for LISTS_AFTER_QUIET_MS (read by indexRows). */
+  private writesPaused(): boolean {
+    return Date.now() - this.indexSize.changedAt >= LISTS_AFTER_QUIET_MS;
   }
 
   /**
@@ -564,7 +566,7 @@ export class SqliteChunkIndex implements ChunkStore {
     if (!cache) return false;
     return this.readSnapshot(() => {
       if (this.indexRows() > SUMMED_UP_TO_ROWS) return false;
-      if (Date.now() - this.indexSize.changedAt < LISTS_AFTER_QUIET_MS) return false;
+      if (!this.writesPaused()) return false;
       cache.sync(this.indexSize.generation);
       const started = Date.now();
       for (let key = cache.nextDropped(); key !== undefined; key = cache.nextDropped()) {

@@ -10,3 +10,4 @@ export * from './hybrid';
 export * from './vector-index';
 export { splitProseAndCode, type FtsBody } from './fts-document';
 export type { TermScores } from './term-scores';
+export { indexOfId, topIds } from './term-scores';

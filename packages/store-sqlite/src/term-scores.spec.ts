@@ -176,6 +176,36 @@ function corpus(seed: number, chunks: number): ChunkDraft[][] {
   return docs;
 }
 
+/** Writes one page of one chunk (`title` also its heading when `heading` is set) as source `source`. */
+function writePage(
+  index: SqliteChunkIndex,
+  projectId: number,
+  page: { source: string; title: string; link: string; content: string; heading?: boolean },
+): void {
+  const { source, title, link, content } = page;
+  index.replaceSource({
+    projectId,
+    source,
+    kind: 'documents',
+    documents: [
+      {
+        document: { source, content },
+        chunks: [
+          {
+            ordinal: 0,
+            content,
+            headingPath: page.heading ? [title] : [],
+            title,
+            link,
+            kind: 'content',
+            contentHash: sha256Hex(content),
+          },
+        ],
+      },
+    ],
+  });
+}
+
 describe('lexical search from kept term scores', () => {
   let dir: string;
   let ds: DataSource;
@@ -254,26 +284,12 @@ describe('lexical search from kept term scores', () => {
     try {
       const writer = new SqliteChunkIndex(rawDatabase(other), undefined, { termCacheEntries: 0 });
       const content = 'cookie header cookie header: the cookie header, set on the header of a cookie.';
-      writer.replaceSource({
-        projectId: projects[0]!,
+      writePage(writer, projects[0]!, {
         source: 'cookies',
-        kind: 'documents',
-        documents: [
-          {
-            document: { source: 'cookies', content },
-            chunks: [
-              {
-                ordinal: 0,
-                content,
-                headingPath: ['Cookie header'],
-                title: 'Cookie header',
-                link: 'https://docs.example/cookies',
-                kind: 'content',
-                contentHash: sha256Hex(content),
-              },
-            ],
-          },
-        ],
+        title: 'Cookie header',
+        link: 'https://docs.example/cookies',
+        content,
+        heading: true,
       });
       const after = await kept.search(query);
       expect(after[0]!.source).toBe('cookies');
@@ -307,26 +323,11 @@ describe('lexical search from kept term scores', () => {
       expect(loads.length).toBeGreaterThan(0);
       const write = (n: number) => {
         const content = `cookie ${n}: a reply header set again`;
-        fts.replaceSource({
-          projectId: projects[1]!,
+        writePage(fts, projects[1]!, {
           source: `write-${n}`,
-          kind: 'documents',
-          documents: [
-            {
-              document: { source: `write-${n}`, content },
-              chunks: [
-                {
-                  ordinal: 0,
-                  content,
-                  headingPath: [],
-                  title: 'Writes',
-                  link: `https://docs.example/w${n}`,
-                  kind: 'content',
-                  contentHash: sha256Hex(content),
-                },
-              ],
-            },
-          ],
+          title: 'Writes',
+          link: `https://docs.example/w${n}`,
+          content,
         });
       };
       // Writes every half second: every search meets a new generation and FTS5 ranks it.
@@ -367,26 +368,11 @@ describe('lexical search from kept term scores', () => {
       const used = [...loads];
       expect(used.length).toBeGreaterThanOrEqual(4);
       const content = 'a stream of cookies, validated';
-      fts.replaceSource({
-        projectId: projects[0]!,
+      writePage(fts, projects[0]!, {
         source: 'warm',
-        kind: 'documents',
-        documents: [
-          {
-            document: { source: 'warm', content },
-            chunks: [
-              {
-                ordinal: 0,
-                content,
-                headingPath: [],
-                title: 'Warm',
-                link: 'https://docs.example/warm',
-                kind: 'content',
-                contentHash: sha256Hex(content),
-              },
-            ],
-          },
-        ],
+        title: 'Warm',
+        link: 'https://docs.example/warm',
+        content,
       });
       loads.length = 0;
       // Right after the write: nothing reloaded yet.

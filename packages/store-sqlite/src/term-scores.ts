@@ -248,24 +248,29 @@ export function topIds(
   return order.map((i) => heapIds[i]!);
 }
 
+/** Where `id` is in ascending `ids` (binary search), or -1. */
+export function indexOfId(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = ids[mid]!;
+    if (at < id) lo = mid + 1;
+    else if (at > id) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
 /** The summed score of one chunk over the lists (binary search in each), undefined if in none. */
 export function scoreOf(lists: readonly TermScores[], id: number): number | undefined {
   let sum = 0;
   let found = false;
   for (const { ids, scores } of lists) {
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const at = ids[mid]!;
-      if (at < id) lo = mid + 1;
-      else if (at > id) hi = mid - 1;
-      else {
-        sum += scores[mid]!;
-        found = true;
-        break;
-      }
-    }
+    const at = indexOfId(ids, id);
+    if (at < 0) continue;
+    sum += scores[at]!;
+    found = true;
   }
   return found ? sum : undefined;
 }

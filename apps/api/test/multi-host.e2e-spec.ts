@@ -225,7 +225,13 @@ function startSite(
       expect(twice).toBe('0');
       const queue = new Queue(queueName, { connection: redisConnection(REDIS_URL!) });
       try {
-        const counts = await queue.getJobCounts('active', 'waiting', 'delayed', 'failed');
+        // The runner records the task's end, then BullMQ marks the job done: give it that moment.
+        const settle = Date.now() + 10_000;
+        let counts = await queue.getJobCounts('active', 'waiting', 'delayed', 'failed');
+        while ((counts.active ?? 0) > 0 && Date.now() < settle) {
+          await new Promise((r) => setTimeout(r, 100));
+          counts = await queue.getJobCounts('active', 'waiting', 'delayed', 'failed');
+        }
         expect(counts).toMatchObject({ active: 0, waiting: 0, delayed: 0, failed: 0 });
       } finally {
         await queue.close();

@@ -59,6 +59,7 @@ interface PreparedTerm {
  */
 export class Bm25Ranker {
   private stats = { rows: 0, avgLength: 0, at: 0 };
+  private statsRead: Promise<void> | undefined;
   private dfs = { rows: -1, n: new Map<string, number>() };
   private postings = { rows: -1, n: new Map<string, number>() };
   private readonly cache: PostingsCache | undefined;
@@ -391,16 +392,25 @@ export class Bm25Ranker {
     return cache;
   }
 
-  /** Chunk count and average length of the whole index, re-read at most every STATS_TTL_MS. */
+  /**
+   * Chunk count and average length of the whole index, re-read at most every STATS_TTL_MS. The
+   * read scans every chunk (18 ms at 100k), so the questions that find it due share one read:
+   * before, each chat in flight when it fell due ran its own, 25 of them every 5 s under load.
+   */
   async indexStats(): Promise<{ rows: number; avgLength: number }> {
-    const now = Date.now();
-    if (now - this.stats.at > STATS_TTL_MS) {
-      const { rows } = await this.db.query<{ n: number; avg: number }>(
-        'SELECT count(*)::int AS n, coalesce(avg(doc_len), 0)::float8 AS avg FROM chunks',
-      );
-      this.stats = { rows: rows[0]?.n ?? 0, avgLength: rows[0]?.avg ?? 0, at: now };
+    if (Date.now() - this.stats.at > STATS_TTL_MS) {
+      this.statsRead ??= this.readIndexStats().finally(() => (this.statsRead = undefined));
+      await this.statsRead;
     }
     return { rows: this.stats.rows, avgLength: this.stats.avgLength };
+  }
+
+  private async readIndexStats(): Promise<void> {
+    const at = Date.now();
+    const { rows } = await this.db.query<{ n: number; avg: number }>(
+      'SELECT count(*)::int AS n, coalesce(avg(doc_len), 0)::float8 AS avg FROM chunks',
+    );
+    this.stats = { rows: rows[0]?.n ?? 0, avgLength: rows[0]?.avg ?? 0, at };
   }
 }
 

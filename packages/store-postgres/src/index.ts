@@ -7,3 +7,4 @@ export * from './pool';
 export * from './request-records';
 export * from './copy-sqlite';
 export * from './postings-cache';
+export * from './batcher';

@@ -1,28 +1,43 @@
 import type { Pool } from 'pg';
 import type { ActiveKey, ExportedPair, ExportFilters, KeyKind, NewMessage, RequestRecords } from '@kbqa/core';
 import { nowTimestamp } from '@kbqa/store-sqlite';
+import { Batcher } from './batcher';
+import { MessageWrites } from './message-writes';
 
 /**
  * {@link RequestRecords} on the PostgreSQL records tables (migration 2), the same rows as
  * SqliteRequestRecords writes: timestamps as nowTimestamp() text, JSON as text. The statements a
- * chat runs are named, so each connection parses and plans them once, not on every chat.
+ * chat runs are named, so each connection parses and plans them once, and concurrent chats' key
+ * lookups and message writes go together, one statement each per turn of the event loop.
  */
 export class PostgresRequestRecords implements RequestRecords {
-  constructor(private readonly pool: Pool) {}
+  private readonly writes: MessageWrites;
+  private readonly keyLookups = new Batcher((hashes: string[]) => this.lookUpKeys(hashes));
 
-  async findActiveKey(keyHash: string): Promise<ActiveKey | undefined> {
+  constructor(private readonly pool: Pool) {
+    this.writes = new MessageWrites(pool);
+  }
+
+  /** Looked up together with the other chats' keys of the same turn (one statement, {@link Batcher}). */
+  findActiveKey(keyHash: string): Promise<ActiveKey | undefined> {
+    return this.keyLookups.add(keyHash);
+  }
+
+  private async lookUpKeys(hashes: string[]): Promise<Array<ActiveKey | undefined>> {
     const { rows } = await this.pool.query<{
       id: number;
       project_id: number;
       kind: KeyKind;
       key_hash: string;
     }>({
-      name: 'kbqa_active_key',
-      text: 'SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-      values: [keyHash],
+      name: 'kbqa_active_keys',
+      text: 'SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND revoked_at IS NULL',
+      values: [[...new Set(hashes)]],
     });
-    const row = rows[0];
-    return row && { id: row.id, projectId: row.project_id, kind: row.kind, keyHash: row.key_hash };
+    const found = new Map(
+      rows.map((r) => [r.key_hash, { id: r.id, projectId: r.project_id, kind: r.kind, keyHash: r.key_hash }]),
+    );
+    return hashes.map((h) => found.get(h));
   }
 
   async touchKey(keyId: number, at: string): Promise<void> {
@@ -42,32 +57,17 @@ export class PostgresRequestRecords implements RequestRecords {
     return rows[0]!.id;
   }
 
-  /** One statement: the conversation's insert feeds the message's, one round trip and one commit. */
-  async startConversation(
+  /** With its first message, in one statement shared with the other chats' writes (MessageWrites). */
+  startConversation(
     projectId: number,
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
   ): Promise<{ conversationId: number; messageId: number }> {
-    const at = nowTimestamp();
-    const { rows } = await this.pool.query<{ conversation_id: number; id: number }>({
-      name: 'kbqa_new_conversation_message',
-      text: `WITH c AS (INSERT INTO conversations (project_id, role_info, created_at) VALUES ($1::integer, $2::text, $3::text) RETURNING id)
-       INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
-       SELECT $1::integer, c.id, $4::text, $5::text, $6::integer, $7::text, $8::boolean, $9::text, $3::text
-       FROM c RETURNING conversation_id, id`,
-      values: [projectId, roleInfo, at, ...messageColumns(first)],
-    });
-    return { conversationId: rows[0]!.conversation_id, messageId: rows[0]!.id };
+    return this.writes.write({ ...first, projectId, conversationId: null, roleInfo });
   }
 
   async addMessage(m: NewMessage): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>({
-      name: 'kbqa_new_message',
-      text: `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-      values: [m.projectId, m.conversationId, ...messageColumns(m), nowTimestamp()],
-    });
-    return rows[0]!.id;
+    return (await this.writes.write({ ...m, roleInfo: null })).messageId;
   }
 
   async exportPairs(projectId: number, filters: ExportFilters): Promise<ExportedPair[]> {
@@ -88,16 +88,4 @@ export class PostgresRequestRecords implements RequestRecords {
     );
     return rows;
   }
-}
-
-/** A message's sender, text, reply_to, sources, complete and tools_used, as both inserts bind them. */
-function messageColumns(m: Omit<NewMessage, 'projectId' | 'conversationId'>): unknown[] {
-  return [
-    m.sender,
-    m.text,
-    m.replyTo,
-    JSON.stringify(m.sources),
-    m.complete,
-    JSON.stringify(m.toolsUsed ?? []),
-  ];
 }

@@ -338,6 +338,54 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
     timeoutMs: 30_000,
   });
 
+  it("writes concurrent chats' messages in one statement, and a write that cannot be stored fails alone", async () => {
+    const records = new Pool({
+      ...recordPoolConfig(`postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${scratch.name}`),
+      max: 2,
+    });
+    records.on('error', () => undefined);
+    try {
+      await migrate(records);
+      await records.query('TRUNCATE projects RESTART IDENTITY CASCADE');
+      await records.query("INSERT INTO projects (name, created_at) VALUES ('a', 'now')");
+      const names: string[] = [];
+      const query = records.query.bind(records) as (...args: unknown[]) => unknown;
+      jest.spyOn(records, 'query').mockImplementation(((...args: unknown[]) => {
+        const config = args[0] as { name?: string };
+        if (typeof config === 'object' && config.name) names.push(config.name);
+        return query(...args);
+      }) as never);
+      const store = new PostgresRequestRecords(records);
+      const first = { sender: 'Human' as const, replyTo: null, sources: [], complete: true };
+      const started = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.startConversation(1, null, { ...first, text: `q${i}` })),
+      );
+      const writes = names.filter((n) => n === 'kbqa_message_writes').length;
+      expect(writes).toBeGreaterThanOrEqual(1);
+      expect(writes).toBeLessThan(20);
+      const { rows } = await records.query<{ n: number }>('SELECT count(*)::int AS n FROM conversations');
+      expect(rows[0]!.n).toBe(20);
+      // An answer to a conversation that does not exist breaks its batch; the others are stored.
+      const results = await Promise.allSettled([
+        store.addMessage({ ...first, projectId: 1, conversationId: started[0]!.conversationId, text: 'a0' }),
+        store.addMessage({ ...first, projectId: 1, conversationId: 999_999, text: 'lost' }),
+        store.addMessage({ ...first, projectId: 1, conversationId: started[1]!.conversationId, text: 'a1' }),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/foreign key/);
+      const { rows: answers } = await records.query<{ text: string; conversation_id: number }>(
+        "SELECT text, conversation_id FROM messages WHERE text LIKE 'a%' ORDER BY id",
+      );
+      expect(answers).toEqual([
+        { text: 'a0', conversation_id: started[0]!.conversationId },
+        { text: 'a1', conversation_id: started[1]!.conversationId },
+      ]);
+    } finally {
+      jest.restoreAllMocks();
+      await records.end();
+    }
+  });
+
   describeRequestRecordsContract(
     'PostgresRequestRecords (PostgreSQL server)',
     async () => {

@@ -129,6 +129,83 @@ export function describeRequestRecordsContract(
       expect(answer).not.toBe(started.messageId);
     });
 
+    test('gives concurrent calls each their own rows and ids (as concurrent chats make them)', async () => {
+      await addKey(1, 'k1');
+      await addKey(2, 'k2');
+      await addKey(2, 'gone', '2026-01-01T00:00:00.000000');
+      const keys = await Promise.all(
+        ['k1', 'gone', 'k2', 'k1', 'none'].map(async (h) => records.findActiveKey(h)),
+      );
+      expect(keys.map((k) => k && [k.keyHash, k.projectId])).toEqual([
+        ['k1', 1],
+        undefined,
+        ['k2', 2],
+        ['k1', 1],
+        undefined,
+      ]);
+      const existing = await records.createConversation(2, null);
+      const chats = Array.from({ length: 12 }, (_, i) => i);
+      const started = await Promise.all(
+        chats.map(async (i) =>
+          i % 3 === 2
+            ? {
+                conversationId: existing,
+                messageId: await message({
+                  projectId: 2,
+                  conversationId: existing,
+                  sender: 'Human',
+                  text: `q${i}`,
+                }),
+              }
+            : records.startConversation(1 + (i % 2), `role${i}`, {
+                sender: 'Human',
+                text: `q${i}`,
+                replyTo: null,
+                sources: [],
+                complete: true,
+              }),
+        ),
+      );
+      const answers = await Promise.all(
+        started.map(async (s, i) =>
+          message({
+            projectId: i % 3 === 2 ? 2 : 1 + (i % 2),
+            conversationId: s.conversationId,
+            sender: 'AI',
+            text: `a${i}`,
+            replyTo: s.messageId,
+            sources: [{ chunk_id: i }],
+          }),
+        ),
+      );
+      const newConversations = started.filter((_, i) => i % 3 !== 2).map((s) => s.conversationId);
+      expect(new Set([...newConversations, existing]).size).toBe(newConversations.length + 1);
+      expect(new Set([...started.map((s) => s.messageId), ...answers]).size).toBe(chats.length * 2);
+      for (const i of chats) {
+        const [question] = await f.sql('SELECT conversation_id, text FROM messages WHERE id = ?', [
+          started[i]!.messageId,
+        ]);
+        expect(question).toEqual({ conversation_id: started[i]!.conversationId, text: `q${i}` });
+        const [answer] = await f.sql(
+          'SELECT conversation_id, reply_to, text, sources FROM messages WHERE id = ?',
+          [answers[i]],
+        );
+        expect(answer).toEqual({
+          conversation_id: started[i]!.conversationId,
+          reply_to: started[i]!.messageId,
+          text: `a${i}`,
+          sources: `[{"chunk_id":${i}}]`,
+        });
+        if (i % 3 !== 2) {
+          expect(
+            await f.sql('SELECT project_id, role_info FROM conversations WHERE id = ?', [
+              started[i]!.conversationId,
+            ]),
+          ).toEqual([{ project_id: 1 + (i % 2), role_info: `role${i}` }]);
+        }
+      }
+    });
+
     describe('exportPairs', () => {
       /** A question and its answer of `projectId`, stored at `day` (UTC), the answer rated `rating`. */
       const pair = async (projectId: number, day: string, rating: number, question: string) => {

@@ -1,0 +1,84 @@
+import type { Pool } from 'pg';
+import type { NewMessage } from '@kbqa/core';
+import { nowTimestamp } from '@kbqa/store-sqlite';
+import { Batcher } from './batcher';
+
+/** A message to store, and for a new conversation (`conversationId` null) its role info. */
+export interface MessageWrite extends Omit<NewMessage, 'conversationId'> {
+  conversationId: number | null;
+  roleInfo: string | null;
+}
+
+/** Ids of one stored {@link MessageWrite}: its conversation (new or given) and the message. */
+export interface StoredMessage {
+  conversationId: number;
+  messageId: number;
+}
+
+interface Pending {
+  write: MessageWrite;
+  /** When the write was asked for: its rows' created_at, whenever the batch is written. */
+  at: string;
+}
+
+/**
+ * Group commit for chat messages. Every chat writes its question and its answer, and one
+ * statement and one commit each cost PostgreSQL more than the rows (0.65 to 0.94 ms of its CPU a
+ * chat for the two writes, 0.13 to 0.15 ms batched, 25 concurrent chats). So the writes asked for
+ * while others are being written go together (a {@link Batcher}): one statement for new
+ * conversations and messages, their ids drawn from the sequences up front so each row's ids are
+ * known, one commit. A caller is answered only after that commit.
+ */
+export class MessageWrites {
+  private readonly batcher: Batcher<Pending, StoredMessage>;
+
+  constructor(private readonly pool: Pool) {
+    this.batcher = new Batcher((batch) => this.insert(batch));
+  }
+
+  write(write: MessageWrite): Promise<StoredMessage> {
+    return this.batcher.add({ write, at: nowTimestamp() });
+  }
+
+  /** Stores the writes in one statement; their ids in the writes' order. */
+  private async insert(batch: Pending[]): Promise<StoredMessage[]> {
+    const column = <T>(pick: (w: MessageWrite) => T): T[] => batch.map((p) => pick(p.write));
+    const { rows } = await this.pool.query<{ conversation_id: number; message_id: number }>({
+      name: 'kbqa_message_writes',
+      text: `WITH input AS (
+         SELECT u.*,
+                CASE WHEN u.conversation_id IS NULL THEN nextval('conversations_id_seq'::regclass) END AS new_conversation,
+                nextval('messages_id_seq'::regclass) AS message_id
+         FROM unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::integer[],
+                     $7::text[], $8::boolean[], $9::text[], $10::text[])
+              WITH ORDINALITY AS u(project_id, conversation_id, role_info, sender, text, reply_to,
+                                   sources, complete, tools_used, created_at, ord)
+       ), conversation_rows AS (
+         INSERT INTO conversations (id, project_id, role_info, created_at)
+         SELECT new_conversation, project_id, role_info, created_at FROM input
+         WHERE new_conversation IS NOT NULL ORDER BY ord
+       ), message_rows AS (
+         INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+         SELECT message_id, project_id, coalesce(conversation_id, new_conversation), sender, text, reply_to,
+                sources, complete, tools_used, created_at
+         FROM input ORDER BY ord
+       )
+       SELECT coalesce(conversation_id, new_conversation)::integer AS conversation_id,
+              message_id::integer AS message_id
+       FROM input ORDER BY ord`,
+      values: [
+        column((w) => w.projectId),
+        column((w) => w.conversationId),
+        column((w) => w.roleInfo),
+        column((w) => w.sender),
+        column((w) => w.text),
+        column((w) => w.replyTo),
+        column((w) => JSON.stringify(w.sources)),
+        column((w) => w.complete),
+        column((w) => JSON.stringify(w.toolsUsed ?? [])),
+        batch.map((p) => p.at),
+      ],
+    });
+    return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id }));
+  }
+}

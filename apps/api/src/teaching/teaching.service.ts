@@ -8,7 +8,8 @@ import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
 import { EmbeddingService } from '../retrieval/embedding.service';
 import { bestTaughtMatch } from './taught-match';
-import { runNamedSql, runSql } from '../database/sql';
+import { onPostgres, runNamedSql, runSql } from '../database/sql';
+import { Batcher } from '@kbqa/store-postgres';
 
 /** A taught pair with the source that indexes it. */
 export interface TaughtPair {
@@ -19,6 +20,17 @@ export interface TaughtPair {
   source: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A taught pair with the first chunk of its source: what a chat's question is compared with. */
+interface TaughtCandidate {
+  id: number;
+  question: string;
+  answer: string;
+  source: string;
+  sourceId: number;
+  chunkId: number;
+  documentId: number;
 }
 
 /** A taught pair close enough to a question, as the first source of its answer. */
@@ -42,6 +54,8 @@ const TAUGHT_JOIN = `taught_answers t
 @Injectable()
 export class TeachingService {
   private readonly taught: Repository<TaughtAnswerEntity>;
+  /** On PostgreSQL, concurrent chats read their projects' taught pairs together (one statement a turn). */
+  private readonly candidateReads: Batcher<number, TaughtCandidate[]> | undefined;
   private readonly chunker: MarkdownChunker;
 
   constructor(
@@ -53,6 +67,9 @@ export class TeachingService {
   ) {
     this.taught = dataSource.getRepository(TaughtAnswerEntity);
     this.chunker = new MarkdownChunker(config.chunker);
+    this.candidateReads = onPostgres(dataSource)
+      ? new Batcher((projectIds: number[]) => this.candidatesOf(projectIds))
+      : undefined;
   }
 
   /** A project's taught pairs, oldest first; NOT_FOUND for an unknown project. */
@@ -122,27 +139,31 @@ export class TeachingService {
   }
 
   /**
+   * Each project's taught pairs with the first chunk of their source, in one statement for all
+   * the projects (on PostgreSQL, the chats of one turn of the event loop ask together).
+   */
+  private async candidatesOf(projectIds: number[]): Promise<TaughtCandidate[][]> {
+    const rows = await runNamedSql<TaughtCandidate & { projectId: number }>(
+      this.dataSource,
+      'kbqa_taught_candidates',
+      `SELECT t.id, t.project_id AS "projectId", t.question, t.answer, s.source, s.id AS "sourceId",
+              c.id AS "chunkId", c.document_id AS "documentId"
+       FROM ${TAUGHT_JOIN}
+       JOIN chunks c ON c.id = (SELECT min(id) FROM chunks WHERE source_id = s.id)
+       WHERE ${this.candidateReads ? 't.project_id = ANY(?::integer[])' : 't.project_id = ?'}`,
+      this.candidateReads ? [projectIds] : projectIds,
+    );
+    return projectIds.map((id) => rows.filter((r) => r.projectId === id));
+  }
+
+  /**
    * The taught pair whose question is close to `question` (see bestTaughtMatch), as a search hit
    * whose content is the whole answer and whose title is the taught question.
    */
   async match(projectId: number, question: string): Promise<TaughtMatch | undefined> {
-    const candidates = await runNamedSql<{
-      id: number;
-      question: string;
-      answer: string;
-      source: string;
-      sourceId: number;
-      chunkId: number;
-      documentId: number;
-    }>(
-      this.dataSource,
-      'kbqa_taught_match',
-      `SELECT t.id, t.question, t.answer, s.source, s.id AS "sourceId", c.id AS "chunkId", c.document_id AS "documentId"
-       FROM ${TAUGHT_JOIN}
-       JOIN chunks c ON c.id = (SELECT min(id) FROM chunks WHERE source_id = s.id)
-       WHERE t.project_id = ?`,
-      [projectId],
-    );
+    const candidates = await (this.candidateReads
+      ? this.candidateReads.add(projectId)
+      : this.candidatesOf([projectId]).then((c) => c[0]!));
     const best = bestTaughtMatch(question, candidates);
     if (!best) return undefined;
     const { pair, similarity } = best;

@@ -1,3 +1,4 @@
+import { Batcher } from './batcher';
 import type { Queryable } from './vector-store';
 
 /** One lexeme's postings in a project, by ascending chunk id. */
@@ -35,6 +36,8 @@ export class PostingsCache {
   private readonly entries = new Map<string, Entry>();
   private readonly generations = new Map<number, number>();
   private held = 0;
+  /** Generation reads of the questions of one turn of the event loop, in one statement. */
+  private readonly generationReads = new Batcher((projectIds: number[]) => this.readGenerations(projectIds));
 
   constructor(
     private readonly db: Queryable,
@@ -54,6 +57,17 @@ export class PostingsCache {
         const entry = known === undefined ? undefined : this.entries.get(key(projectId, lexeme));
         if (entry && entry.generation === known) found.set(lexeme, entry.list);
         else missing.push(lexeme);
+      }
+      if (known !== undefined && missing.length === 0) {
+        // Every list is held: only the generation is read, together with the other questions'.
+        const generation = await this.generationReads.add(projectId);
+        if (generation === known) {
+          for (const lexeme of lexemes) this.touch(key(projectId, lexeme));
+          return found;
+        }
+        // A write committed since the lists were read: the next attempt reads them again.
+        this.generations.set(projectId, generation);
+        continue;
       }
       // Named: prepared once per connection, this statement runs on every question. One row a
       // list (and one row with a null `i` when none is missing): a bytea column is decoded from
@@ -86,6 +100,18 @@ export class PostingsCache {
       }
     }
     return undefined;
+  }
+
+  /** Each project's committed generation (0 before its first write), as the lists statement reads it. */
+  private async readGenerations(projectIds: number[]): Promise<number[]> {
+    const { rows } = await this.db.query<{ project_id: number; generation: number }>({
+      name: 'kbqa_index_generations',
+      text: `SELECT p.id AS project_id, coalesce(g.generation, 0)::float8 AS generation
+         FROM unnest($1::integer[]) AS p (id) LEFT JOIN index_generations g ON g.project_id = p.id`,
+      values: [[...new Set(projectIds)]],
+    });
+    const of = new Map(rows.map((r) => [r.project_id, r.generation]));
+    return projectIds.map((id) => of.get(id)!);
   }
 
   private put(k: string, entry: Entry): void {

@@ -282,6 +282,15 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       await store.replaceSources([page('a', 'The logger now writes two lines per request.')]);
       expect((await ask()).map((h) => h.content)).toEqual(['The logger now writes two lines per request.']);
       expect(statements.filter((s) => s === 'kbqa_hit_rows')).toHaveLength(2);
+      // Questions asked at once whose lists are all held read the generation in one statement.
+      await ask();
+      statements.length = 0;
+      const together = await Promise.all([ask(), ask(), ask()]);
+      expect(together.map((hits) => hits.map((h) => h.content))).toEqual(
+        [1, 2, 3].map(() => ['The logger now writes two lines per request.']),
+      );
+      expect(statements.filter((s) => s === 'kbqa_index_generations')).toHaveLength(1);
+      expect(statements.filter((s) => s === 'kbqa_postings_list_rows')).toHaveLength(0);
     } finally {
       jest.restoreAllMocks();
       await counted.end();

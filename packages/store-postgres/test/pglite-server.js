@@ -8,9 +8,7 @@ const { vector } = require('@electric-sql/pglite-pgvector');
 const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
 
 async function main() {
-  // A third argument keeps the database in that directory instead of memory (the benchmarks'
-  // 100k chunks, some 1.5 GB with their postings and vectors).
-  const db = await PGlite.create({ dataDir: process.argv[4] || undefined, extensions: { vector } });
+  const db = await PGlite.create({ extensions: { vector } });
   // A second argument allows that many connections (the socket server runs one transaction at a
   // time across them), for a pooled client such as the API's; the default is one.
   const server = new PGLiteSocketServer({

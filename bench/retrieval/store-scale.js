@@ -20,8 +20,9 @@
 // the same chunks with the same ids, tsvectors and postings computed by its SQL; then the same
 // vectors through the store's `vectors.store`, with the HNSW index built once after them (the
 // build time is reported) rather than grown one insert at a time. PGlite is a single-process
-// WebAssembly build, so it is slower than a server; BENCH_PGLITE_CHUNKS (default 30,000, the
-// largest size that builds within a few minutes here; HNSW is used above 20,000 vectors) sets its
+// WebAssembly build, so it is slower than a server: at 100k its HNSW build alone took 21 min on a
+// loaded 2-core machine (docs/postgres.md). BENCH_PGLITE_CHUNKS (default 30,000: about 5 min of
+// copy, vectors and build, and above the 20,000 vectors from which dense search uses HNSW) sets its
 // size, and SQLite's hybrid is also measured at that size when it is smaller than the full one.
 // Recall@10 of each store's dense top-10 against exact cosine over every vector is reported.
 //
@@ -30,7 +31,7 @@
 const { fork } = require('node:child_process');
 const { mkdtempSync, rmSync } = require('node:fs');
 const net = require('node:net');
-const { loadavg, tmpdir } = require('node:os');
+const { availableParallelism, loadavg, tmpdir } = require('node:os');
 const path = require('node:path');
 const { pg, scratchDatabase } = require('../postgres');
 const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
@@ -55,12 +56,15 @@ const PGLITE_SERVER = path.join(
   'pglite-server.js',
 );
 const loads = [];
-const noteLoad = (when) =>
+let highestLoad = 0;
+const noteLoad = (when) => {
+  highestLoad = Math.max(highestLoad, loadavg()[0]);
   loads.push(
     `${when} ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}`,
   );
+};
 
 /** replaceSources inputs of one variant of the corpus. */
 function variantInputs(pages, v, projectId) {
@@ -396,6 +400,12 @@ async function main() {
   console.log(
     `\nLoad average (1, 5, 15 min) when each store was queried: ${loads.join('; ')}. Whole run ${minutes.toFixed(1)} min.`,
   );
+  if (highestLoad > availableParallelism()) {
+    console.log(
+      `\nOther work shared the machine (1-minute load average up to ${highestLoad.toFixed(1)} on ${availableParallelism()} cores): ` +
+        'these timings are distorted; re-run on a quiet machine before comparing the stores.',
+    );
+  }
 }
 
 main().catch((e) => {

@@ -117,8 +117,9 @@ export class Bm25Ranker {
    * The `limit` best chunks of a project by BM25 (within `filter`, SQL over `documents d` with
    * parameters from $5), by chunk id. Undefined when the index's generation, read with the held
    * postings, shows a write since the statistics the terms were weighed with (unless `staleOk`):
-   * the caller plans the question again, and the statistics are then read afresh. The postings table gives every candidate's score in one
-   * aggregate, a compound identifier's phrase counted wherever all its words occur; the best
+   * the caller plans the question again, and the statistics are then read afresh. The postings
+   * table gives every candidate's score in one aggregate, a compound identifier's phrase counted
+   * wherever all its words occur; the best
    * `limit` × {@link CANDIDATE_FACTOR} of those are then scored exactly from their tsvectors
    * (phrases only where the words are adjacent, chunks that do not match `match` dropped), so
    * the order is the exact BM25 order while only a few tsvectors are read.

@@ -197,7 +197,10 @@ function freePort() {
   });
 }
 
-/** PGlite with pgvector on a free port of 127.0.0.1, in memory (its on-disk mode fsyncs every page). */
+/**
+ * PGlite with pgvector on a free port of 127.0.0.1, in memory (on disk it mostly waited on the
+ * file system, 3-4 times slower).
+ */
 async function startPglite() {
   const port = await freePort();
   const child = fork(PGLITE_SERVER, [String(port), '1'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -13,6 +13,7 @@ const os = require('node:os');
 const { tmpdir } = os;
 const path = require('node:path');
 const { ROOT, percentile, corpusVocabulary } = require('../lib');
+const { DIM, CENTROIDS, rng, vectorOf, queryVector } = require('./synthetic-vectors');
 
 const STORE = path.join(ROOT, 'packages', 'store-sqlite');
 const Database = require(require.resolve('better-sqlite3', { paths: [STORE] }));
@@ -21,57 +22,12 @@ const sqliteVec = require(require.resolve('sqlite-vec', { paths: [STORE] }));
 // same databases and the same machine load).
 const store = require(process.env.BENCH_STORE_DIST ?? path.join(STORE, 'dist'));
 
-const DIM = 384;
-const CENTROIDS = 1000;
 const DATA = path.join(tmpdir(), 'kbqa-bench-latency');
 const VERSION = 'v2';
 const log = (...a) => console.error(`[latency ${((Date.now() - T0) / 1000).toFixed(0)}s]`, ...a);
 const T0 = Date.now();
 
 // ---------------------------------------------------------------- deterministic synthetic data
-
-function rng(seed) {
-  let s = (seed * 2654435761) >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 4294967296;
-  };
-}
-
-function normalize(v) {
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
-  n = Math.sqrt(n);
-  for (let i = 0; i < v.length; i++) v[i] /= n;
-  return v;
-}
-
-const centroids = (() => {
-  const r = rng(12345);
-  return Array.from({ length: CENTROIDS }, () =>
-    normalize(Float32Array.from({ length: DIM }, () => r() - 0.5)),
-  );
-})();
-
-/** Vector of chunk i: its cluster centroid plus noise (|noise| ≈ 1.1), normalized. */
-function vectorOf(i, out = new Float32Array(DIM)) {
-  const r = rng(i + 1);
-  const c = centroids[Math.floor(r() * CENTROIDS)];
-  for (let d = 0; d < DIM; d++) out[d] = c[d] + (r() - 0.5) * 0.2;
-  return normalize(out);
-}
-
-/** A query near chunk i: its vector plus noise (cos ≈ 0.95 to it). */
-function queryVector(i) {
-  const v = vectorOf(i);
-  const r = rng(9_000_000 + i);
-  for (let d = 0; d < DIM; d++) v[d] += (r() - 0.5) * 0.03;
-  return normalize(v);
-}
 
 const WORDS = corpusVocabulary();
 

@@ -1,5 +1,5 @@
 import { indexOfId } from '@kbqa/store-sqlite';
-import { type PostingList, PostingsCache } from './postings-cache';
+import { INDEX_GENERATION_SQL, type PostingList, PostingsCache } from './postings-cache';
 import { ScoreSum } from './score-sum';
 import { tsQueryOf, searchText } from './text-search';
 import type { Queryable } from './vector-store';
@@ -14,7 +14,6 @@ const MIN_IDF = 1e-6;
  * code D, the SQLite store's FTS_WEIGHTS (4, 2.5, 1, 0.5).
  */
 export const WEIGHT_SQL = "CASE w WHEN 'A' THEN 4.0 WHEN 'B' THEN 2.5 WHEN 'C' THEN 1.0 ELSE 0.5 END";
-const STATS_TTL_MS = 5_000;
 const MAX_CACHED_DFS = 10_000;
 
 /** One query term (a word, or a compound identifier's words as a phrase) and its share of the score. */
@@ -52,16 +51,21 @@ interface PreparedTerm {
 /**
  * BM25 as FTS5 computes it, from term statistics Postgres keeps anyway: each chunk's weighted
  * term frequencies are read from its tsvector (positions and their weights), its length from
- * `chunks.doc_len`, document frequencies from the GIN index (one count per term, cached while the
- * chunk count stays the same) and the average length from the table. ts_rank_cd, Postgres's own
+ * `chunks.doc_len`, document frequencies from the GIN index (one count per term) and the chunk
+ * count and average length from the table. Those index-wide statistics are held for one
+ * generation of the index ({@link INDEX_GENERATION_SQL}), which the held postings' statement reads
+ * on every question, so they follow every write without a round trip of their own. ts_rank_cd, Postgres's own
  * ranking, fell 0.13 hit@1 short of the SQLite store on the fastify-docs questions; this is the
  * ranking the SQLite store uses, with its column weights, k1 and b.
  */
 export class Bm25Ranker {
-  private stats = { rows: 0, avgLength: 0, at: 0 };
-  private statsRead: Promise<void> | undefined;
-  private dfs = { rows: -1, n: new Map<string, number>() };
-  private postings = { rows: -1, n: new Map<string, number>() };
+  /** The index's generation as last read; -1 before the first read. */
+  private generation = -1;
+  private stats = { rows: 0, avgLength: 0, generation: -1 };
+  /** The read of the statistics in flight, shared by the questions that find them out of date. */
+  private statsRead: { generation: number; done: Promise<void> } | undefined;
+  private dfs = { generation: -1, n: new Map<string, number>() };
+  private postings = { generation: -1, n: new Map<string, number>() };
   private readonly cache: PostingsCache | undefined;
   private readonly sum = new ScoreSum();
   /**
@@ -88,10 +92,36 @@ export class Bm25Ranker {
     return this.exactScores(await this.prepare(terms), match, scope);
   }
 
+  /** The index's generation the statistics are held for (-1 before the first read). */
+  get indexGeneration(): number {
+    return this.generation;
+  }
+
+  /**
+   * Whether {@link top} reads the index's generation itself (from held postings, without a
+   * `where` filter). Otherwise the caller reads it with {@link syncGeneration} before weighing a
+   * question's terms, so statistics held from before a write are not used.
+   */
+  readsGeneration(filterSql: string): boolean {
+    return this.cache !== undefined && filterSql === '';
+  }
+
+  /** Reads the index's generation; statistics held for another one are read again when next used. */
+  async syncGeneration(): Promise<void> {
+    const { rows } = await this.db.query<{ g: number }>({
+      name: 'kbqa_index_generation',
+      text: `SELECT (${INDEX_GENERATION_SQL}) AS g`,
+    });
+    this.generation = rows[0]?.g ?? 0;
+  }
+
   /**
    * The `limit` best chunks of a project by BM25 (within `filter`, SQL over `documents d` with
-   * parameters from $5), by chunk id. The postings table gives every candidate's score in one
-   * aggregate, a compound identifier's phrase counted wherever all its words occur; the best
+   * parameters from $5), by chunk id. Undefined when the index's generation, read with the held
+   * postings, shows a write since the statistics the terms were weighed with (unless `staleOk`):
+   * the caller plans the question again, and the statistics are then read afresh. The postings
+   * table gives every candidate's score in one aggregate, a compound identifier's phrase counted
+   * wherever all its words occur; the best
    * `limit` × {@link CANDIDATE_FACTOR} of those are then scored exactly from their tsvectors
    * (phrases only where the words are adjacent, chunks that do not match `match` dropped), so
    * the order is the exact BM25 order while only a few tsvectors are read.
@@ -102,14 +132,18 @@ export class Bm25Ranker {
     projectId: number,
     filter: { sql: string; params: unknown[] },
     limit: number,
-  ): Promise<Map<number, number>> {
+    staleOk = false,
+  ): Promise<Map<number, number> | undefined> {
     const prepared = await this.prepare(terms);
     if (prepared.length === 0) return new Map();
     const want = limit * CANDIDATE_FACTOR;
     // A `where` filter reads the documents' metadata: that stays a query.
     if (this.cache && !filter.sql) {
       const lexemes = [...new Set(prepared.flatMap((t) => t.lexemes))];
-      const lists = await this.cache.lists(projectId, lexemes);
+      const weighedAt = this.generation;
+      const { lists, indexGeneration } = await this.cache.lists(projectId, lexemes);
+      this.generation = indexGeneration;
+      if (indexGeneration !== weighedAt && !staleOk) return undefined;
       if (lists) return this.topFromLists(prepared, match, lists, want);
     }
     const counts = await this.postingCounts(projectId, [...new Set(prepared.flatMap((t) => t.lexemes))]);
@@ -218,10 +252,11 @@ export class Bm25Ranker {
     return rows;
   }
 
-  /** Postings of each lexeme in a project, cached while the index's chunk count stays the same. */
+  /** Postings of each lexeme in a project, held for one generation of the index. */
   private async postingCounts(projectId: number, lexemes: string[]): Promise<Map<string, number>> {
-    const { rows: total } = await this.indexStats();
-    if (this.postings.rows !== total) this.postings = { rows: total, n: new Map() };
+    await this.indexStats();
+    if (this.postings.generation !== this.generation)
+      this.postings = { generation: this.generation, n: new Map() };
     const cache = this.postings.n;
     const key = (l: string): string => `${projectId}\u0000${l}`;
     const missing = lexemes.filter((l) => !cache.has(key(l)));
@@ -374,10 +409,13 @@ export class Bm25Ranker {
     });
   }
 
-  /** Chunks in the whole index matching each tsquery, as FTS5 counts over the whole table. */
+  /**
+   * Chunks in the whole index matching each tsquery, as FTS5 counts over the whole table, held for
+   * one generation of the index: keyed on the chunk count, they outlived writes that left it equal.
+   */
   private async documentFrequencies(queries: string[]): Promise<Map<string, number>> {
-    const { rows: total } = await this.indexStats();
-    if (this.dfs.rows !== total) this.dfs = { rows: total, n: new Map() };
+    await this.indexStats();
+    if (this.dfs.generation !== this.generation) this.dfs = { generation: this.generation, n: new Map() };
     const cache = this.dfs.n;
     const missing = [...new Set(queries)].filter((q) => !cache.has(q));
     if (missing.length > 0) {
@@ -393,24 +431,35 @@ export class Bm25Ranker {
   }
 
   /**
-   * Chunk count and average length of the whole index, re-read at most every STATS_TTL_MS. The
-   * read scans every chunk (18 ms at 100k), so the questions that find it due share one read:
-   * before, each chat in flight when it fell due ran its own, 25 of them every 5 s under load.
+   * Chunk count and average length of the whole index, held for one generation of the index
+   * (read first if none was). Read after the generation, so they are at least as new as it: a
+   * write in between raises the generation the next read finds, and they are read again. The read
+   * scans every chunk (18 ms at 9,100 chunks under load), so the questions that find it due share
+   * one: before, each chat in flight ran its own, some 25 at once under 50 clients.
    */
   async indexStats(): Promise<{ rows: number; avgLength: number }> {
-    if (Date.now() - this.stats.at > STATS_TTL_MS) {
-      this.statsRead ??= this.readIndexStats().finally(() => (this.statsRead = undefined));
-      await this.statsRead;
+    if (this.generation < 0) await this.syncGeneration();
+    if (this.stats.generation !== this.generation) {
+      const generation = this.generation;
+      if (this.statsRead?.generation !== generation) {
+        const read = { generation, done: this.readIndexStats(generation) };
+        this.statsRead = read;
+        void read.done
+          .finally(() => {
+            if (this.statsRead === read) this.statsRead = undefined;
+          })
+          .catch(() => undefined);
+      }
+      await this.statsRead!.done;
     }
     return { rows: this.stats.rows, avgLength: this.stats.avgLength };
   }
 
-  private async readIndexStats(): Promise<void> {
-    const at = Date.now();
+  private async readIndexStats(generation: number): Promise<void> {
     const { rows } = await this.db.query<{ n: number; avg: number }>(
       'SELECT count(*)::int AS n, coalesce(avg(doc_len), 0)::float8 AS avg FROM chunks',
     );
-    this.stats = { rows: rows[0]?.n ?? 0, avgLength: rows[0]?.avg ?? 0, at };
+    this.stats = { rows: rows[0]?.n ?? 0, avgLength: rows[0]?.avg ?? 0, generation };
   }
 }
 

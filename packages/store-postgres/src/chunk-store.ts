@@ -46,8 +46,9 @@ const RERANK_POOL = 2;
 const MAX_RERANK_POOL = 100;
 const UNCOVERED_FACTOR = 0.75;
 const IDF_FLOOR = 0.8;
-const INDEX_SIZE_TTL_MS = 5_000;
 const MAX_CACHED_IDFS = 10_000;
+/** Plans of one question, when writes keep raising the index's generation while it is answered. */
+const PLAN_ATTEMPTS = 3;
 /** Hybrid candidates taken from each side, per wanted result, before fusion. */
 const POOL_FACTOR = 2;
 const MIN_POOL = 20;
@@ -368,18 +369,11 @@ export class PostgresChunkStore implements ChunkStore {
    * passage holds, as the SQLite store ranks them.
    */
   async rankLexical(query: SearchQuery): Promise<LexicalHit[]> {
-    const plan = await this.lexicalPlan(query);
-    if (!plan) return [];
     const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 5);
-    const raw =
-      this.ranking === 'bm25'
-        ? await this.bm25.top(this.rankTerms(plan), plan.main, query.projectId, filter, pool)
-        : await this.rawScores(plan, {
-            sql: `c.project_id = $4${filter.sql ? ` AND ${filter.sql}` : ''}`,
-            params: [query.projectId, ...filter.params],
-            joinDocuments: filter.sql !== '',
-          });
+    const ranked = await this.rawRanking(query, filter, pool);
+    if (!ranked) return [];
+    const { raw, plan } = ranked;
     const top = [...raw].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
     const rows = await this.hitRows(top.map(([id]) => id));
     return rows
@@ -395,6 +389,41 @@ export class PostgresChunkStore implements ChunkStore {
       .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
       .slice(0, query.topK)
       .map((r) => ({ ...r.hit, rankRelevance: rankRelevance(r.rank) }));
+  }
+
+  /**
+   * The question's plan and the raw score of its best `pool` candidates (more for BM25). The plan's
+   * idfs and BM25's statistics are held for one generation of the index: the held postings'
+   * statement reads it with the question's lists (no round trip of its own), and a change since
+   * the statistics were read means a write, so the question is planned again with them read
+   * afresh. The other paths read it first.
+   */
+  private async rawRanking(
+    query: SearchQuery,
+    filter: { sql: string; params: unknown[] },
+    pool: number,
+  ): Promise<{ plan: LexicalPlan; raw: Map<number, number> } | undefined> {
+    if (this.ranking !== 'bm25' || !this.bm25.readsGeneration(filter.sql)) await this.bm25.syncGeneration();
+    for (let attempt = 1; ; attempt++) {
+      const plan = await this.lexicalPlan(query);
+      if (!plan) return undefined;
+      const raw =
+        this.ranking === 'bm25'
+          ? await this.bm25.top(
+              this.rankTerms(plan),
+              plan.main,
+              query.projectId,
+              filter,
+              pool,
+              attempt >= PLAN_ATTEMPTS,
+            )
+          : await this.rawScores(plan, {
+              sql: `c.project_id = $4${filter.sql ? ` AND ${filter.sql}` : ''}`,
+              params: [query.projectId, ...filter.params],
+              joinDocuments: filter.sql !== '',
+            });
+      if (raw) return { plan, raw };
+    }
   }
 
   /** Lexical relevance of given chunks (found by the dense side), absent when they do not match. */
@@ -538,18 +567,16 @@ export class PostgresChunkStore implements ChunkStore {
     return { main, context: tsQueryOf(contextTerms), mainTerms: terms, contextTerms, weights, shares };
   }
 
-  private idfCache = { rows: -1, idf: new Map<string, number>() };
-  private indexSize = { rows: 0, at: 0 };
+  private idfCache = { generation: -1, idf: new Map<string, number>() };
 
-  /** Idf of each stem over the whole index (at least IDF_FLOOR), document frequencies from the GIN index. */
+  /**
+   * Idf of each stem over the whole index (at least IDF_FLOOR), document frequencies from the GIN
+   * index, held for one generation of the index as BM25's statistics are (see {@link Bm25Ranker}).
+   */
   private async idfs(stems: string[]): Promise<(stem: string) => number> {
-    const now = Date.now();
-    if (now - this.indexSize.at > INDEX_SIZE_TTL_MS) {
-      const { rows } = await this.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM chunks');
-      this.indexSize = { rows: rows[0]?.n ?? 0, at: now };
-    }
-    const total = this.indexSize.rows;
-    if (this.idfCache.rows !== total) this.idfCache = { rows: total, idf: new Map() };
+    const { rows: total } = await this.bm25.indexStats();
+    const generation = this.bm25.indexGeneration;
+    if (this.idfCache.generation !== generation) this.idfCache = { generation, idf: new Map() };
     const cache = this.idfCache.idf;
     const missing = stems.filter((s) => !cache.has(s));
     if (missing.length > 0) {

@@ -15,6 +15,20 @@ export interface PostingList {
  * ask about 2.08M postings: at 2M they evicted each other in turn.
  */
 export const DEFAULT_CACHED_POSTINGS = 4_000_000;
+/**
+ * The index's generation: the sum of every project's (migration 4). Each write of chunks raises
+ * its project's by one and none is ever lowered or deleted, so the sum rises with every write of
+ * any project, a project's deletion of all its chunks included, and only then. Index-wide BM25
+ * statistics (the chunk count, average length and document frequencies) hold while it is the
+ * same; a chunk count alone misses writes that leave it equal (one project deletes ten chunks,
+ * another adds ten). One row a project, so summing costs microseconds.
+ */
+export const INDEX_GENERATION_SQL = 'SELECT coalesce(sum(generation), 0)::float8 FROM index_generations';
+/** A project's generation and the index's, read in one statement. */
+interface Generations {
+  generation: number;
+  indexGeneration: number;
+}
 /** Tries before giving up when writes keep raising the generation between two reads. */
 const ATTEMPTS = 3;
 
@@ -45,10 +59,17 @@ export class PostingsCache {
   ) {}
 
   /**
-   * The postings of each lexeme in the project as committed now, or undefined when writes raised
-   * the project's generation between each of a few reads (the caller then queries the table).
+   * The postings of each lexeme in the project as committed now (`lists`, undefined when writes
+   * raised the project's generation between each of a few reads: the caller then queries the
+   * table), and the index's generation read in the same statement (see {@link INDEX_GENERATION_SQL}),
+   * so whoever holds index-wide statistics learns without a round trip of its own whether they
+   * still hold.
    */
-  async lists(projectId: number, lexemes: string[]): Promise<Map<string, PostingList> | undefined> {
+  async lists(
+    projectId: number,
+    lexemes: string[],
+  ): Promise<{ lists: Map<string, PostingList> | undefined; indexGeneration: number }> {
+    let indexGeneration = -1;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const known = this.generations.get(projectId);
       const found = new Map<string, PostingList>();
@@ -60,10 +81,12 @@ export class PostingsCache {
       }
       if (known !== undefined && missing.length === 0) {
         // Every list is held: only the generation is read, together with the other questions'.
-        const generation = await this.generationReads.add(projectId);
+        const read = await this.generationReads.add(projectId);
+        const generation = read.generation;
+        indexGeneration = read.indexGeneration;
         if (generation === known) {
           for (const lexeme of lexemes) this.touch(key(projectId, lexeme));
-          return found;
+          return { lists: found, indexGeneration };
         }
         // A write committed since the lists were read: the next attempt reads them again.
         this.generations.set(projectId, generation);
@@ -73,9 +96,14 @@ export class PostingsCache {
       // list (and one row with a null `i` when none is missing): a bytea column is decoded from
       // hex natively, while a bytea[] went through node-postgres's array parser character by
       // character, some 40 ms a question at 100k chunks.
-      const { rows } = await this.db.query<{ generation: number; i: number | null; list: Buffer | null }>({
+      const { rows } = await this.db.query<{
+        generation: number;
+        index_generation: number;
+        i: number | null;
+        list: Buffer | null;
+      }>({
         name: 'kbqa_postings_list_rows',
-        text: `SELECT g.generation, x.i::int AS i,
+        text: `SELECT g.generation, (${INDEX_GENERATION_SQL}) AS index_generation, x.i::int AS i,
              (SELECT coalesce(string_agg(int4send(p.chunk_id) || float4send(p.tf) || int4send(p.doc_len),
                                          ''::bytea ORDER BY p.chunk_id), ''::bytea)
               FROM chunk_postings p WHERE p.project_id = $1 AND p.lexeme = x.l) AS list
@@ -84,6 +112,7 @@ export class PostingsCache {
         values: [projectId, missing],
       });
       const generation = rows[0]!.generation;
+      indexGeneration = rows[0]!.index_generation;
       this.generations.set(projectId, generation);
       for (const row of rows) {
         if (row.i === null) continue;
@@ -96,22 +125,30 @@ export class PostingsCache {
       // committed since, so they are read again (the ones just read are current).
       if (known === undefined || known === generation || missing.length === lexemes.length) {
         for (const lexeme of lexemes) this.touch(key(projectId, lexeme));
-        return found;
+        return { lists: found, indexGeneration };
       }
     }
-    return undefined;
+    return { lists: undefined, indexGeneration };
   }
 
   /** Each project's committed generation (0 before its first write), as the lists statement reads it. */
-  private async readGenerations(projectIds: number[]): Promise<number[]> {
-    const { rows } = await this.db.query<{ project_id: number; generation: number }>({
-      name: 'kbqa_index_generations',
-      text: `SELECT p.id AS project_id, coalesce(g.generation, 0)::float8 AS generation
+  private async readGenerations(projectIds: number[]): Promise<Generations[]> {
+    const { rows } = await this.db.query<{
+      project_id: number;
+      generation: number;
+      index_generation: number;
+    }>({
+      name: 'kbqa_project_generations',
+      text: `SELECT p.id AS project_id, coalesce(g.generation, 0)::float8 AS generation,
+                (${INDEX_GENERATION_SQL}) AS index_generation
          FROM unnest($1::integer[]) AS p (id) LEFT JOIN index_generations g ON g.project_id = p.id`,
       values: [[...new Set(projectIds)]],
     });
-    const of = new Map(rows.map((r) => [r.project_id, r.generation]));
-    return projectIds.map((id) => of.get(id)!);
+    const of = new Map(rows.map((r) => [r.project_id, r]));
+    return projectIds.map((id) => ({
+      generation: of.get(id)!.generation,
+      indexGeneration: of.get(id)!.index_generation,
+    }));
   }
 
   private put(k: string, entry: Entry): void {

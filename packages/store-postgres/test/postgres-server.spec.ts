@@ -289,7 +289,7 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       expect(together.map((hits) => hits.map((h) => h.content))).toEqual(
         [1, 2, 3].map(() => ['The logger now writes two lines per request.']),
       );
-      expect(statements.filter((s) => s === 'kbqa_index_generations')).toHaveLength(1);
+      expect(statements.filter((s) => s === 'kbqa_project_generations')).toHaveLength(1);
       expect(statements.filter((s) => s === 'kbqa_postings_list_rows')).toHaveLength(0);
     } finally {
       jest.restoreAllMocks();

@@ -361,6 +361,35 @@ export function describeChunkStoreContract(
       );
 
       it(
+        "follows another project's writes that leave the chunk count equal: scores use the new document frequencies",
+        async () => {
+          // Ten chunks of one length in p2, four of them holding the question's word or none:
+          // the two states differ only in that word's document frequency, never in the chunk
+          // count or the average length, so statistics held by the count would not move.
+          const ten = (withWord: number) =>
+            Array.from({ length: 10 }, (_, i) =>
+              contractDraft(`${i < withWord ? 'pino' : 'sparrow'} notes page ${i}`, i),
+            );
+          const ask = async () =>
+            (await store.search({ projectId: p1, text: 'pino', topK: 1, mode: 'lexical' }))[0]!;
+          await store.replaceSources([input(p2, 'before', ten(0))]);
+          const rare = await ask();
+          expect(rare.source).toBe('reference/logging.md');
+          await store.deleteSource(p2, 'before');
+          await store.replaceSources([input(p2, 'after', ten(4))]);
+          expect(await store.countChunks(p2)).toBe(10);
+          const common = await ask();
+          expect(common.chunkId).toBe(rare.chunkId);
+          expect(common.score).toBeLessThan(rare.score);
+          // All of a project's chunks deleted and as many written again, without the word: rarer.
+          await store.deleteAllSources(p2);
+          await store.replaceSources([input(p2, 'again', ten(0))]);
+          expect((await ask()).score).toBeGreaterThan(common.score);
+        },
+        t,
+      );
+
+      it(
         'searches the context of a question made of stop words only',
         async () => {
           const hits = await store.search({

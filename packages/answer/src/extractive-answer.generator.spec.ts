@@ -514,6 +514,21 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text.indexOf('schemaErrorFormatter')).toBeLessThan(text.indexOf('This may give odd messages'));
     });
 
+    it('follows a sentence naming its section without the section name put in front of it again', async () => {
+      const router = [
+        '### `ignoreDuplicateSlashes`',
+        '',
+        'You can use the `ignoreDuplicateSlashes` option to drop extra slashes. It removes duplicate slashes',
+        'in the route path and in the request URL.',
+      ].join('\n');
+      const text = await answer('What removes duplicate slashes in the request URL?', [
+        source(1, 'Server', router),
+      ]);
+      expect(text).toContain('You can use the `ignoreDuplicateSlashes` option');
+      expect(text).toContain('It removes duplicate slashes');
+      expect(text).not.toContain('`ignoreDuplicateSlashes`: It removes');
+    });
+
     it('comes after the sentence introducing its list when its entry names a value', async () => {
       const shutdown = [
         '## Shutdown',

@@ -1110,9 +1110,11 @@ function render(chosen: Candidate[]): string[] {
     // The name goes in front once per section: later sentences of that section continue it.
     const section = `${c.sourceIndex}\u0000${c.unit.heading}`;
     let text = c.unit.text;
+    // The first sentence quoted from a section says the name, labelled or in its own words
+    // ("You can use `ignoreDuplicateSlashes` option …"): the next one continues it unlabelled.
     if (!named.has(section)) {
       text = labelled(c);
-      if (text !== c.unit.text) named.add(section);
+      named.add(section);
     }
     pieces.push(separator + cite(text, c.source.n, introducesNext));
   });

@@ -499,6 +499,51 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a sentence that cannot be read alone', () => {
+    it('comes after the sentence its "This" points back to, which names the thing', async () => {
+      const validation = [
+        '## Messages from other validators',
+        '',
+        'Errors from the built-in validator go through the `schemaErrorFormatter` function,',
+        'which turns them into readable text. This may give odd messages with other validators.',
+      ].join('\n');
+      const text = await answer('Why are my messages odd with other validators?', [
+        source(1, 'Validation', validation),
+      ]);
+      expect(text).toContain('`schemaErrorFormatter` function');
+      expect(text.indexOf('schemaErrorFormatter')).toBeLessThan(text.indexOf('This may give odd messages'));
+    });
+
+    it('follows a sentence naming its section without the section name put in front of it again', async () => {
+      const router = [
+        '### `ignoreDuplicateSlashes`',
+        '',
+        'You can use the `ignoreDuplicateSlashes` option to drop extra slashes. It removes duplicate slashes',
+        'in the route path and in the request URL.',
+      ].join('\n');
+      const text = await answer('What removes duplicate slashes in the request URL?', [
+        source(1, 'Server', router),
+      ]);
+      expect(text).toContain('You can use the `ignoreDuplicateSlashes` option');
+      expect(text).toContain('It removes duplicate slashes');
+      expect(text).not.toContain('`ignoreDuplicateSlashes`: It removes');
+    });
+
+    it('comes after the sentence introducing its list when its entry names a value', async () => {
+      const shutdown = [
+        '## Shutdown',
+        '',
+        '1. Connection draining follows the `forceCloseConnections` option:',
+        '   - `"idle"` — idle keep-alive connections are closed at once.',
+        '   - `true` — every connection is destroyed.',
+        '2. The server stops listening.',
+      ].join('\n');
+      const text = await answer('What closes idle keep-alive connections?', [source(1, 'Server', shutdown)]);
+      expect(text.startsWith('Connection draining follows the `forceCloseConnections` option')).toBe(true);
+      expect(text).toContain('idle keep-alive connections are closed at once');
+    });
+  });
+
   describe('a question that names an option or method outside a definition', () => {
     it('opens with the first sentence under the heading that is the name', async () => {
       const server = [

@@ -256,7 +256,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       chosen = withInstruction(chosen, scored.candidates);
     if (context) chosen = ownWordsFirst(chosen);
     else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
-    return render(withListNames(chosen, scored.candidates));
+    return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -961,6 +961,56 @@ function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[
   });
 }
 
+/** A sentence that opens by pointing back at the one before it: "This may result in …", "It is …". */
+const ANAPHOR = /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case)\b/i;
+/** A list entry's name that is an identifier: `ip`, `.status(code)`, `@acme/cors`. */
+const NAME_ENTRY = /^[.A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?$/;
+/** A name that is a value: `true`, `false`, `null`, `undefined`. */
+const LITERAL = /^(?:true|false|null|undefined)$/;
+/** Most units between a list entry and the sentence introducing its list. */
+const MAX_LIST_REACH = 8;
+
+/**
+ * What a quoted sentence cannot be read without, when it is not quoted itself: for a sentence
+ * opening with "This" / "It" / "Such" …, the sentence before it in its paragraph, which says
+ * what "this" is ("… errors from `ajv` are run through the `schemaErrorFormatter` function …" for
+ * "This may result in odd error messages …"); for a list entry, the sentence ending in ":" that
+ * introduces its list ("Connection draining based on the `forceCloseConnections` option:" for
+ * "`"idle"` — idle connections are closed"). The name the reader needs is often in that sentence.
+ */
+function antecedentOf(c: Candidate, candidates: Candidate[]): Candidate | undefined {
+  const at = candidates.indexOf(c);
+  const previous = candidates[at - 1];
+  if (!previous || previous.sourceIndex !== c.sourceIndex || previous.unit.heading !== c.unit.heading) return;
+  if (previous.unit.block === c.unit.block) {
+    return ANAPHOR.test(c.unit.text.replace(/^[`*_]+/, '')) ? previous : undefined;
+  }
+  // An entry named by an identifier ("`ip` - The IP address …") reads alone; one named by a
+  // value ("`"idle"` — …", "`true` — …") is a value of what the introduction names.
+  const name = NAMED_ENTRY.exec(c.unit.text)?.[1];
+  if (name !== undefined && NAME_ENTRY.test(name) && !LITERAL.test(name)) return undefined;
+  // The first unit of its block: an entry of a list when a sentence ending in ":" comes shortly
+  // before it, with only sentences (the list's other entries) between.
+  for (let i = at - 1; i >= 0 && i >= at - MAX_LIST_REACH; i--) {
+    const p = candidates[i] as Candidate;
+    if (p.sourceIndex !== c.sourceIndex || p.unit.heading !== c.unit.heading || p.unit.kind !== 'sentence')
+      return undefined;
+    if (p.unit.text.endsWith(':')) return p;
+  }
+  return undefined;
+}
+
+/** Each chosen sentence preceded by what it cannot be read without ({@link antecedentOf}). */
+function withAntecedents(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+  const out = [...chosen];
+  for (const c of chosen) {
+    if (c.unit.kind !== 'sentence') continue;
+    const before = antecedentOf(c, candidates);
+    if (before && !out.includes(before)) out.splice(out.indexOf(c), 0, before);
+  }
+  return out;
+}
+
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */
 const SEE_ALSO_PAGES = 3;
 
@@ -1060,9 +1110,11 @@ function render(chosen: Candidate[]): string[] {
     // The name goes in front once per section: later sentences of that section continue it.
     const section = `${c.sourceIndex}\u0000${c.unit.heading}`;
     let text = c.unit.text;
+    // The first sentence quoted from a section says the name, labelled or in its own words
+    // ("You can use `ignoreDuplicateSlashes` option …"): the next one continues it unlabelled.
     if (!named.has(section)) {
       text = labelled(c);
-      if (text !== c.unit.text) named.add(section);
+      named.add(section);
     }
     pieces.push(separator + cite(text, c.source.n, introducesNext));
   });

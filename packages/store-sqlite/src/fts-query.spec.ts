@@ -36,6 +36,19 @@ describe(matchTerms.name, () => {
     expect(queryStems('what about without TLS?')).toEqual([]);
   });
 
+  it('searches "how long" also as the length or time it asks for, "how large" as the size, outside coverage', () => {
+    expect(matchTerms('How long can a path parameter be?')).toEqual([
+      '"long"',
+      '"path"',
+      '"parameter"',
+      '"length"',
+      '"time"',
+    ]);
+    expect(queryStems('How long can a path parameter be?')).not.toContain('time');
+    expect(matchTerms('a long path parameter')).not.toContain('"length"');
+    expect(matchTerms('How large may a body be?')).toContain('"size"');
+  });
+
   it('searches a grouped word alone: its variants count only in coverage', () => {
     expect(matchTerms('colorized log lines')).toEqual(['"colorized"', '"log"', '"lines"']);
   });

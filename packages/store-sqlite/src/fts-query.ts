@@ -59,7 +59,27 @@ export function matchTerms(text: string): string[] {
   const meaningful = terms.filter((t) => !QUERY_STOP_WORDS.has(t));
   const words = meaningful.length > 0 ? meaningful : terms;
   const phrases = (lower.match(IDENTIFIER) ?? []).map((id) => id.split(/[./-]+/).join(' '));
-  return [...new Set([...words, ...phrases])].map((t) => `"${t}"`);
+  return [...new Set([...words, ...phrases, ...measureWords(lower)])].map((t) => `"${t}"`);
+}
+
+/**
+ * "How long can a path parameter be?" asks for a length or a duration, and reference pages state
+ * either in its own noun ("a custom length for parameters", "the maximum amount of time in which a
+ * plugin can load"), never with "long"; "how big / how large" asks for a size ("the maximum
+ * payload size"). The noun is searched beside the question's words; like a
+ * variant it stays out of coverage (queryStems), so a passage without it loses nothing. Measured
+ * on bench/answers/quality.js: the `maxParamLength` section went from rank 18 to rank 1 for
+ * "How long can a path parameter be by default?", retrieval figures unchanged; "how big can a
+ * request body be by default?" now finds the `bodyLimit` section.
+ */
+const MEASURE_WORDS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+  [/\bhow\s+long\b/, ['length', 'time']],
+  [/\bhow\s+(?:big|large)\b/, ['size']],
+];
+
+/** The nouns of what a question measures ({@link MEASURE_WORDS}), none for most questions. */
+function measureWords(lower: string): string[] {
+  return MEASURE_WORDS.filter(([asks]) => asks.test(lower)).flatMap(([, nouns]) => nouns);
 }
 
 /**

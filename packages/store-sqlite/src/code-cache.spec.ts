@@ -48,7 +48,8 @@ function kernelWithCodes(kernel: HammingKernel, seed: number, n: number, words: 
   const distances = codes.map((code) => code.reduce((d, b, i) => d + popcount(b ^ (query[i] ?? 0)), 0));
   const histogram = new Array<number>(words * 128 + 1).fill(0);
   // The padding slots after the last code (zero codes) count too.
-  histogram[query.reduce((d, b) => d + popcount(b), 0)] += groups * 4 - n;
+  const zeroDistance = query.reduce((d, b) => d + popcount(b), 0);
+  histogram[zeroDistance] = (histogram[zeroDistance] ?? 0) + groups * 4 - n;
   for (const d of distances) histogram[d] = (histogram[d] ?? 0) + 1;
   const scan: Scan = { codes: codesAt, query: 0, out: outAt, groups, words, histogram: histogramAt };
   return { scan, distances, histogram };

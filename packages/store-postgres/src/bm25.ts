@@ -441,16 +441,17 @@ export class Bm25Ranker {
     if (this.generation < 0) await this.syncGeneration();
     if (this.stats.generation !== this.generation) {
       const generation = this.generation;
-      if (this.statsRead?.generation !== generation) {
-        const read = { generation, done: this.readIndexStats(generation) };
-        this.statsRead = read;
-        void read.done
+      let read = this.statsRead;
+      if (read?.generation !== generation) {
+        const started = { generation, done: this.readIndexStats(generation) };
+        this.statsRead = read = started;
+        void started.done
           .finally(() => {
-            if (this.statsRead === read) this.statsRead = undefined;
+            if (this.statsRead === started) this.statsRead = undefined;
           })
           .catch(() => undefined);
       }
-      await this.statsRead!.done;
+      await read.done;
     }
     return { rows: this.stats.rows, avgLength: this.stats.avgLength };
   }

@@ -13,6 +13,7 @@ import type {
 } from '@kbqa/core';
 import { sha256Hex } from '@kbqa/core';
 import { ftsInserter, projectMatch, textMatch } from './fts-document';
+import { FtsTotals } from './fts-totals';
 import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
 import { coverageOf, matchTerms, prunedMatchExpression, queryStems, stemsFound } from './fts-query';
 import { metadataWhereSql } from './metadata-filter';
@@ -122,6 +123,7 @@ export class SqliteChunkIndex implements ChunkStore {
   private readonly termCache: TermScoreCache | undefined;
   private readonly accumulator = new ScoreAccumulator();
   private readonly contextAccumulator = new ScoreAccumulator();
+  private readonly ftsTotals: FtsTotals;
 
   constructor(
     private readonly db: BetterSqlite3.Database,
@@ -129,6 +131,7 @@ export class SqliteChunkIndex implements ChunkStore {
     options: SqliteChunkIndexOptions = {},
   ) {
     this.stmt = this.prepare();
+    this.ftsTotals = new FtsTotals(db);
     this.vectors = vectors ?? new SqliteVectorIndex(db);
     const entries = options.termCacheEntries ?? DEFAULT_TERM_CACHE_ENTRIES;
     this.termCache = entries > 0 ? new TermScoreCache(entries, options.onTermList) : undefined;
@@ -178,6 +181,9 @@ export class SqliteChunkIndex implements ChunkStore {
       ),
       deleteFtsOfSource: db.prepare(
         'DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)',
+      ),
+      ftsSizesOfSource: db.prepare<[number], { sz: Buffer }>(
+        'SELECT d.sz FROM chunks_fts_docsize d JOIN chunks c ON c.id = d.id WHERE c.source_id = ?',
       ),
       deleteChunksOfSource: db.prepare('DELETE FROM chunks WHERE source_id = ?'),
       deleteDocumentsOfSource: db.prepare('DELETE FROM documents WHERE source_id = ?'),
@@ -915,7 +921,10 @@ export class SqliteChunkIndex implements ChunkStore {
 
   private clearSource(sourceId: number): void {
     this.vectors.deleteOfSource(sourceId);
-    this.stmt.deleteFtsOfSource.run(sourceId);
+    this.ftsTotals.deleteRows(
+      () => this.stmt.ftsSizesOfSource.all(sourceId),
+      () => this.stmt.deleteFtsOfSource.run(sourceId),
+    );
     this.stmt.deleteChunksOfSource.run(sourceId);
     this.stmt.deleteDocumentsOfSource.run(sourceId);
   }

@@ -381,10 +381,12 @@ export function describeChunkStoreContract(
           const common = await ask();
           expect(common.chunkId).toBe(rare.chunkId);
           expect(common.score).toBeLessThan(rare.score);
-          // All of a project's chunks deleted and as many written again, without the word: rarer.
+          // All of a project's chunks deleted and the first ten written again: the statistics are
+          // those of the first state, so is the score (SQLite's FTS5 used to keep deleted rows
+          // counted: 0.5828 became 0.6014).
           await store.deleteAllSources(p2);
           await store.replaceSources([input(p2, 'again', ten(0))]);
-          expect((await ask()).score).toBeGreaterThan(common.score);
+          expect((await ask()).score).toBeCloseTo(rare.score, 9);
         },
         t,
       );

@@ -14,6 +14,7 @@ import { MessageTools1734100000000 } from './1734100000000-message-tools';
 import { ToolSources1734200000000 } from './1734200000000-tool-sources';
 import { VectorChanges1734300000000 } from './1734300000000-vector-changes';
 import { ChunkGeneration1734400000000 } from './1734400000000-chunk-generation';
+import { FtsTotals1734500000000 } from './1734500000000-fts-totals';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   ToolSources1734200000000,
   VectorChanges1734300000000,
   ChunkGeneration1734400000000,
+  FtsTotals1734500000000,
 ];

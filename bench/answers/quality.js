@@ -27,8 +27,14 @@
 //   "Chat"), then at 0.1 .. 0.9; the best
 //   threshold (F1) is picked on the main set and reported on the held-out set.
 //
-// Usage: node bench/answers/quality.js [--verbose] [--write-baseline]
+// questions-dev.json (third answers session) is a development set written from the corpus pages to
+// judge changes on, beside the main set, without tuning on the held-out set; it leans on option
+// lookups, how-to, troubleshooting and yes/no questions. Its failures are printed with --verbose.
+//
+// Usage: node bench/answers/quality.js [--verbose] [--write-baseline] [--sets main,dev,...]
 //   --verbose         per-question failures on stderr (question, missing facts, answer start)
+//   --sets            only the sets named (main, held-out, dev, follow-ups), for quicker runs while
+//                     developing; the baseline is only written from a run of every set
 //   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
 //                     a baseline column beside the current figures.
 'use strict';
@@ -45,6 +51,8 @@ const QUESTIONS = require('./questions.json');
 const HOLDOUT = require('./questions-holdout.json');
 // Follow-up pairs; those marked `heldout: true` fall under the same rule as the held-out file.
 const FOLLOWUPS = require('./followups.json');
+// Development set: written from the corpus pages to try changes on; read its failures freely.
+const DEV = require('./questions-dev.json');
 const BASELINE_FILE = path.join(__dirname, 'baseline.json');
 
 const NOT_COVERED = "I couldn't find this in the documentation.";
@@ -54,7 +62,11 @@ const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0
 // The documented answer floor: a top source below it is not expected to answer the question.
 const { ANSWER_FLOOR } = require('../../packages/core/dist');
 const verbose = process.argv.includes('--verbose');
-const writeBaseline = process.argv.includes('--write-baseline');
+const setsArg = process.argv[process.argv.indexOf('--sets') + 1];
+const SETS = new Set(
+  process.argv.includes('--sets') && setsArg ? setsArg.split(',') : ['main', 'held-out', 'dev', 'follow-ups'],
+);
+const writeBaseline = process.argv.includes('--write-baseline') && SETS.size === 4;
 
 /** "Debian GNU/Linux 12 (bookworm)" from /etc/os-release, else the platform. */
 function osName() {
@@ -230,17 +242,25 @@ async function main() {
       for (const { q } of questions) out.push(await ask(q));
       return out;
     };
-    const mainReplies = await askAll(QUESTIONS);
-    const heldReplies = await askAll(HOLDOUT);
+    // A set left out by --sets is asked and scored as empty (its figures print as "–").
+    const only = (name, questions) => (SETS.has(name) ? questions : []);
+    const mainQs = only('main', QUESTIONS);
+    const heldQs = only('held-out', HOLDOUT);
+    const devQs = only('dev', DEV);
+    const follows = only('follow-ups', FOLLOWUPS);
+    const mainReplies = await askAll(mainQs);
+    const heldReplies = await askAll(heldQs);
+    const devReplies = await askAll(devQs);
     const followReplies = [];
-    for (const pair of FOLLOWUPS) {
+    for (const pair of follows) {
       const first = await ask(pair.first);
       const follow = await ask(pair.follow, [{ prompt: pair.first, response: first.text }]);
       followReplies.push({ first, follow });
     }
 
-    const main = scoreSet(QUESTIONS, mainReplies, 'main');
-    const held = scoreSet(HOLDOUT, heldReplies, 'held-out');
+    const main = scoreSet(mainQs, mainReplies, 'main');
+    const held = scoreSet(heldQs, heldReplies, 'held-out');
+    const dev = scoreSet(devQs, devReplies, 'dev');
 
     const scoreFollow = (heldout) => {
       let n = 0;
@@ -250,7 +270,7 @@ async function main() {
       let firstN = 0;
       let firstFact = 0;
       const failures = [];
-      FOLLOWUPS.forEach((pair, i) => {
+      follows.forEach((pair, i) => {
         if (Boolean(pair.heldout) !== heldout) return;
         const { first, follow } = followReplies[i];
         n++;
@@ -296,8 +316,8 @@ async function main() {
     };
     const follow = { main: scoreFollow(false), heldout: scoreFollow(true) };
 
-    const relMain = relevanceFor(QUESTIONS, mainReplies);
-    const relHeld = relevanceFor(HOLDOUT, heldReplies);
+    const relMain = relevanceFor(mainQs, mainReplies);
+    const relHeld = relevanceFor(heldQs, heldReplies);
     const sweep = THRESHOLDS.map((t) => separation(relMain, t));
     const best = sweep.reduce((a, b) => (b.f1 > a.f1 ? b : a));
     const relevance = {
@@ -309,7 +329,7 @@ async function main() {
       sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
       best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
     };
-    figures = { main, heldout: held, followups: follow, relevance };
+    figures = { main, heldout: held, dev, followups: follow, relevance };
 
     // ---- report ----
     const when = base ? `baseline written ${base.date}` : 'no baseline yet';
@@ -329,6 +349,10 @@ async function main() {
       `\n### Held-out set (${HOLDOUT.length} questions, bench/answers/questions-holdout.json, never used to tune)\n`,
     );
     printSetTable(held, base?.heldout);
+    console.log(
+      `\n### Development set (${DEV.length} questions, bench/answers/questions-dev.json, written to try changes on)\n`,
+    );
+    printSetTable(dev, base?.dev);
 
     console.log(`\n### Follow-ups (${FOLLOWUPS.length} two-turn pairs, bench/answers/followups.json)\n`);
     console.log(

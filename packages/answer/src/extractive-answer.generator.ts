@@ -1,5 +1,5 @@
 import type { AnswerGenerator, AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
-import { cleanMarkup, extractiveSummary, splitMarkdownUnits, type TextUnit } from '@kbqa/text';
+import { cleanInline, cleanMarkup, extractiveSummary, splitMarkdownUnits, type TextUnit } from '@kbqa/text';
 import { throwIfAborted } from './abort.util';
 import { condenseFollowUp } from './follow-up.util';
 import { analyzeQuestion, type QuestionShape } from './question-type.util';
@@ -484,7 +484,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     sources.forEach((source, sourceIndex) => {
       const sectionCounts = new Map<string, number>();
       const all = new Set(terms(source.title));
-      const units = splitMarkdownUnits(cleanMarkup(source.content));
+      const units = unitsOf(source);
       // A section's units share its heading: its terms are read once.
       const headings = new Map<string, Set<string>>();
       for (const unit of units) {
@@ -496,7 +496,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         }
         for (const t of unitTerms) all.add(t);
         for (const t of headingTerms) all.add(t);
-        const sectionIndex = sectionCounts.get(unit.heading) ?? 0;
+        // A passage cut from the middle of a section starts in its middle, not at its opening.
+        const sectionIndex = sectionCounts.get(unit.heading) ?? (unit.inherited ? MID_SECTION : 0);
         if (unit.kind === 'sentence') sectionCounts.set(unit.heading, sectionIndex + 1);
         candidates.push({
           unit,
@@ -619,6 +620,32 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }
+}
+
+/**
+ * Where a sentence of a passage that starts in the middle of its section counts from in
+ * `sectionIndex`: past the opening sentences, which say what the section is about.
+ */
+const MID_SECTION = 2;
+
+/** A unit of a source, and whether its heading comes from the source's heading path. */
+type SourceUnit = TextUnit & { inherited?: boolean };
+
+/**
+ * The units of a source. A passage cut from the middle of a section (the chunker starts a new
+ * chunk when a section outgrows it) does not repeat the section's heading; its first units get
+ * the last heading of the source's `headingPath`, so an option's description continued in a
+ * second chunk ("Routes without an explicit `handlerTimeout` inherit …") is still under
+ * `handlerTimeout`, for labels, section matching and headings that name what was asked.
+ */
+function unitsOf(source: AnswerSource): SourceUnit[] {
+  const units: SourceUnit[] = splitMarkdownUnits(cleanMarkup(source.content));
+  const section = source.headingPath?.[source.headingPath.length - 1];
+  const heading = section ? cleanInline(section).trim() : '';
+  if (!heading) return units;
+  for (let i = 0; i < units.length && units[i]?.heading === ''; i++)
+    units[i] = { ...(units[i] as TextUnit), heading, inherited: true };
+  return units;
 }
 
 /**

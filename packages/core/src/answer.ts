@@ -6,6 +6,12 @@ export interface AnswerSource {
   link: string;
   score: number;
   /**
+   * Headings above the passage in its page, outermost first (SearchHit.headingPath). A passage cut
+   * from the middle of a section does not repeat its heading, so this is the only place that says
+   * which section (an option's name, a method's) its first sentences belong to.
+   */
+  headingPath?: string[];
+  /**
    * The operator's curated answer (a taught question/answer pair) to a question worded like this
    * one: `content` is the answer, `title` the taught question. It comes first when present, and
    * generators answer with it first.

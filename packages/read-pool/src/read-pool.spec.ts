@@ -85,6 +85,28 @@ describe(ReadPool.name, () => {
     expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
   });
 
+  it('composes with the heading path of a source, which names the section a continued passage is in', async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
+    const q = 'Which option answers 503 when the handler takes too long?';
+    const sources = [
+      {
+        n: 1,
+        title: 'Server',
+        link: 'https://docs.example/server',
+        score: 0.5,
+        headingPath: ['Factory', '`handlerTimeout`'],
+        content: [
+          'routes cannot opt out of it, they can only override it with another value.',
+          '',
+          'Fastify answers with a 503 error when the time runs out before the handler replies.',
+        ].join('\n'),
+      },
+    ];
+    const pieces = await pool.compose(q, sources);
+    expect(pieces.join('')).toMatch(/^`handlerTimeout`: Fastify answers/);
+    expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
+  });
+
   it('sees a write committed by the service connection on its next search', async () => {
     pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 2 });
     expect(await pool.search(query('zanzibarite'))).toEqual([]);

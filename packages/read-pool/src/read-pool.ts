@@ -113,12 +113,13 @@ export class ReadPool {
   /** {@link ExtractiveAnswerGenerator.composePieces} on a worker. */
   compose(question: string, sources: AnswerSource[], context?: string): Promise<string[]> {
     // Only the fields composing reads: a source may carry more than a message can clone.
-    const plain = sources.map(({ n, content, title, link, score, curated }) => ({
+    const plain = sources.map(({ n, content, title, link, score, headingPath, curated }) => ({
       n,
       content,
       title,
       link,
       score,
+      headingPath,
       curated,
     }));
     return this.send('compose', { op: 'compose', question, sources: plain, context });

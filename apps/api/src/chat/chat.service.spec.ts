@@ -15,6 +15,7 @@ const hit = {
   title: 'S',
   content: 'c',
   score: 0.7,
+  headingPath: ['Factory', '`bodyLimit`'],
 };
 
 function setup(
@@ -135,7 +136,10 @@ describe(ChatService.name, () => {
     expect(generated[0]).toMatchObject({
       question: 'What is a hook?',
       systemPrompt: 'Be brief.',
-      sources: [{ n: 1, link: 'https://docs.example.com/s', content: 'c' }],
+      // The heading path tells the generator which section a passage cut mid-section belongs to.
+      sources: [
+        { n: 1, link: 'https://docs.example.com/s', content: 'c', headingPath: ['Factory', '`bodyLimit`'] },
+      ],
     });
   });
 

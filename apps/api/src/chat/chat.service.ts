@@ -122,6 +122,7 @@ export class ChatService {
         title: h.title,
         link: h.link,
         score: h.score,
+        headingPath: h.headingPath,
         curated: taught !== undefined && i === 0,
       })),
       history,

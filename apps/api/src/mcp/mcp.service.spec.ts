@@ -14,7 +14,7 @@ function hit(sourceId: number, link: string, score: number, title = ''): SearchH
     source: link,
     content: `content of ${link}`,
     title,
-    headingPath: [],
+    headingPath: ['Guide', link],
     link,
     score,
   };
@@ -118,5 +118,7 @@ describe(McpKnowledgeService.name, () => {
       [1, 'taught', true],
       [2, 'a.md', false],
     ]);
+    // The heading path tells the generator which section a passage cut mid-section belongs to.
+    expect(generated[0]!.sources[1]?.headingPath).toEqual(['Guide', 'a.md']);
   });
 });

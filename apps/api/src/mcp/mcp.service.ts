@@ -95,6 +95,7 @@ export class McpKnowledgeService {
         title: h.title,
         link: h.link,
         score: h.score,
+        headingPath: h.headingPath,
         curated: taught !== undefined && i === 0,
       })),
       history: [],

@@ -61,10 +61,33 @@ describe('PostgresChunkStore on PGlite with pgvector', () => {
     const vectors = await embedder.embed(pending.map((p) => p.text));
     await store.vectors.store(pending.map((p, i) => ({ chunkId: p.chunkId, vector: vectors[i]! })));
     const [vector] = await embedder.embed(['plugin hook number 7']);
-    const hits = await store.search({ projectId: 1, text: '', vector, topK: 3, mode: 'dense' });
-    expect(hits.map((h) => h.source)).toEqual(['small', 'small', 'small']);
-    const big = await store.search({ projectId: 2, text: '', vector, topK: 1, mode: 'dense' });
-    expect(big[0]?.content).toBe('plugin hook number 7');
+    // 303 rows are cheaper to scan (or to fetch by project and sort) than to search through the
+    // index: make the planner use it, as it does on a large table (one pooled connection, so the setting holds for the searches).
+    await pool.query('SET enable_seqscan = off; SET enable_sort = off');
+    try {
+      const { rows: plan } = await pool.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN SELECT chunk_id FROM chunk_vectors WHERE project_id = 1
+         ORDER BY embedding <=> '[${Array.from(vector!).join(',')}]'::vector LIMIT 3`,
+      );
+      expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('chunk_vectors_hnsw');
+      // Without the iterative scan, ef_search (40) candidates of the big project fill the index's
+      // answer and the filter leaves none of the small one.
+      const hits = await store.search({ projectId: 1, text: '', vector, topK: 3, mode: 'dense' });
+      expect(hits.map((h) => h.source)).toEqual(['small', 'small', 'small']);
+      // Approximate: the big project's own passages, not necessarily the exact nearest.
+      const big = await store.search({ projectId: 2, text: '', vector, topK: 3, mode: 'dense' });
+      expect(big.map((h) => h.source)).toEqual(['big', 'big', 'big']);
+      // The settings stay on the connection and change when a search needs more candidates.
+      const efSearch = async () =>
+        (await pool.query<{ v: string }>("SELECT current_setting('hnsw.ef_search') AS v")).rows[0]!.v;
+      expect(await efSearch()).toBe('40');
+      expect(await store.search({ projectId: 2, text: '', vector, topK: 30, mode: 'dense' })).toHaveLength(
+        30,
+      );
+      expect(await efSearch()).toBe('60');
+    } finally {
+      await pool.query('RESET enable_seqscan; RESET enable_sort');
+    }
   });
 
   describeChunkStoreContract('PostgresChunkStore (PGlite, pgvector)', () => fixture(), {

@@ -521,31 +521,22 @@ export class PostgresChunkStore implements ChunkStore {
   private async hybridSearch(query: SearchQuery): Promise<SearchHit[]> {
     if (!query.vector) return this.searchLexical(query);
     const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
-    // The two sides, then each side's scores of the other's hits, go to the server at once (two
-    // pool connections): its backends run them in parallel, so a question waits for the slower
-    // side, not for both.
-    const [lexicalHits, denseHits] = await Promise.all([
-      this.rankLexical({ ...query, topK: pool }),
-      this.vectors.nearest({
-        projectId: query.projectId,
-        vector: query.vector,
-        k: query.topK,
-        filters: query.filters,
-      }),
-    ]);
+    const lexicalHits = await this.rankLexical({ ...query, topK: pool });
+    const denseHits = await this.vectors.nearest({
+      projectId: query.projectId,
+      vector: query.vector,
+      k: query.topK,
+      filters: query.filters,
+    });
     const ids = new Set([...lexicalHits.map((h) => h.chunkId), ...denseHits.map((h) => h.chunkId)]);
     const dense = new Map<number, number>(denseHits.map((h) => [h.chunkId, h.similarity]));
+    const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);
+    for (const [id, s] of await this.vectors.similarities(query.vector, lexicalOnly)) dense.set(id, s);
     const lexical = new Map<number, LexicalScore>(
       lexicalHits.map((h) => [h.chunkId, { score: h.score, rankRelevance: h.rankRelevance }]),
     );
-    const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);
     const denseOnly = denseHits.filter((h) => !lexical.has(h.chunkId)).map((h) => h.chunkId);
-    const [similarities, lexicalScores] = await Promise.all([
-      this.vectors.similarities(query.vector, lexicalOnly),
-      this.lexicalScores(query, denseOnly),
-    ]);
-    for (const [id, s] of similarities) dense.set(id, s);
-    for (const [id, s] of lexicalScores) lexical.set(id, s);
+    for (const [id, s] of await this.lexicalScores(query, denseOnly)) lexical.set(id, s);
     const fused = fuseScores(ids, lexical, dense, query.topK);
     return this.hydrate(fused);
   }

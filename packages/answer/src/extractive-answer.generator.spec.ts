@@ -385,6 +385,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To read other formats, use the `addBodyReader` API or an existing plugin [1].');
     });
 
+    it('follows a described problem with the "To make it work," step that names a value in code', async () => {
+      const content = [
+        '## Containers',
+        '',
+        'The health probe of the orchestrator uses the container address as its host by default.',
+        'The probe cannot reach the server in this case.',
+        'To make it work, the server must listen on `0.0.0.0` instead of the loopback address.',
+      ].join('\n');
+      const text = await answer('My health probe cannot reach the server, why?', [
+        page(1, 'Deploy', 'deploy', content),
+      ]);
+      expect(text).toContain('To make it work, the server must listen on `0.0.0.0`');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',
@@ -541,6 +555,93 @@ describe(ExtractiveAnswerGenerator.name, () => {
       const text = await answer('What closes idle keep-alive connections?', [source(1, 'Server', shutdown)]);
       expect(text.startsWith('Connection draining follows the `forceCloseConnections` option')).toBe(true);
       expect(text).toContain('idle keep-alive connections are closed at once');
+    });
+  });
+
+  describe('a how-to or troubleshooting answer whose sentences show no code', () => {
+    const streams = [
+      '#### Streams',
+      '',
+      'When sending a stream, Fastify sets no content type unless you choose one.',
+      '',
+      '```js',
+      "fastify.get('/file', async (request, reply) => {",
+      '  // Stream the file back to the client',
+      "  const stream = fs.createReadStream('some-file')",
+      '  return reply.send(stream)',
+      '})',
+      '```',
+    ].join('\n');
+    const overview = source(
+      1,
+      'Guide',
+      'You can stream a file or a buffer back to the client from any handler.',
+    );
+
+    it('ends with the example of the first sources that matches the question best', async () => {
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        source(2, 'Reply', streams),
+      ]);
+      expect(text.startsWith('You can stream a file')).toBe(true);
+      expect(text).toContain("fs.createReadStream('some-file')");
+    });
+
+    it('gets no example from a source below the first three', async () => {
+      const others = [2, 3, 4].map((n) => source(n, 'Other', `Handlers answer requests in section ${n}.`));
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        ...others,
+        source(5, 'Reply', streams),
+      ]);
+      expect(text).not.toContain('createReadStream');
+    });
+
+    it('takes no transcript of a response for an example', async () => {
+      const transcript = [
+        '## Streams',
+        '',
+        'The server answers like this:',
+        '',
+        '```sh',
+        'HTTP/1.1 200 OK',
+        'Content-Type: application/octet-stream',
+        'X-Stream: file back to the client',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        source(2, 'Out', transcript),
+      ]);
+      expect(text).not.toContain('HTTP/1.1 200 OK');
+    });
+
+    it('takes no signature with a placeholder body for an example', async () => {
+      const skeleton = [
+        '## Handlers',
+        '',
+        'Every handler has this shape.',
+        '',
+        '```js',
+        "fastify.get('/file', (request, reply) => {",
+        '  // stream the file back to the client',
+        '  // Some code',
+        '})',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        source(2, 'Reply', skeleton),
+      ]);
+      expect(text).not.toContain('// Some code');
+    });
+
+    it('is left alone when the question is not a how-to or troubleshooting question', async () => {
+      const text = await answer('Can I stream a file back to the client?', [
+        overview,
+        source(2, 'Reply', streams),
+      ]);
+      expect(text).not.toContain('createReadStream');
     });
   });
 

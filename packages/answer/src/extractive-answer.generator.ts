@@ -253,10 +253,31 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (chosen.length === 0) return notCovered(sources);
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
-      chosen = withInstruction(chosen, scored.candidates);
+      chosen = this.withExample(withInstruction(chosen, scored.candidates), scored.candidates);
     if (context) chosen = ownWordsFirst(chosen);
     else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
     return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
+  }
+
+  /**
+   * A how-to or troubleshooting answer that shows no code and states no step naming code: the
+   * code block of the first sources that matches the question best, after the sentences. The
+   * call a reader must write (`fs.createReadStream(…)`, an `allowUnsafeRegex` option in a code
+   * comment) is often only in an example, sometimes of a page none of the sentences come from.
+   * An answer whose best source already says what to write ("Set the `https` option …") keeps
+   * to its pages.
+   */
+  private withExample(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+    const told = (c: Candidate) => c.sourceIndex === 0 && instructsWithCode(c);
+    if (chosen.some((c) => c.unit.kind === 'code' || told(c))) return chosen;
+    let best: Candidate | undefined;
+    for (const c of candidates) {
+      if (c.unit.kind !== 'code' || c.sourceIndex >= EXAMPLE_SOURCES || !c.bodyMatched) continue;
+      if (c.unit.text.length > this.maxCodeChars || c.relevance < EXAMPLE_RELEVANCE) continue;
+      if (TRANSCRIPT.test(c.unit.text) || SKELETON.test(c.unit.text)) continue;
+      if (!best || c.score > best.score) best = c;
+    }
+    return best ? [...chosen, best] : chosen;
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -846,7 +867,13 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
 
 /** "To support other content types, use the `addContentTypeParser` API": what to do, and with what. */
 const INSTRUCTION =
-  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s)/i;
+  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
+
+/** An instruction that names what to write: an API, or anything in inline code (`0.0.0.0`). */
+function instructsWithCode(c: Candidate): boolean {
+  if (c.unit.kind !== 'sentence' || !INSTRUCTION.test(c.unit.text.replace(/[`*_]/g, ''))) return false;
+  return identifiers(c.unit.text).length > 0 || /`[^`\n]+`/.test(c.unit.text);
+}
 
 /**
  * How-to and troubleshooting answers need the step, and pages often state it a few sentences
@@ -867,8 +894,7 @@ function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidat
         c.unit.heading === anchor.unit.heading &&
         c.unit.position > anchor.unit.position &&
         c.unit.position <= anchor.unit.position + 4 &&
-        INSTRUCTION.test(c.unit.text.replace(/[`*_]/g, '')) &&
-        identifiers(c.unit.text).length > 0,
+        instructsWithCode(c),
     );
     if (step) {
       lead = anchor;
@@ -1037,6 +1063,18 @@ function withAntecedents(chosen: Candidate[], candidates: Candidate[]): Candidat
   }
   return out;
 }
+
+/** How many of the first sources a how-to answer's example may come from. */
+const EXAMPLE_SOURCES = 3;
+/**
+ * A block that shows what came back (an HTTP response, bare JSON data), not code to write: it
+ * does not show the reader what to do.
+ */
+const TRANSCRIPT = /^[`~]{3,}[^\n]*\n\s*(?:HTTP\/\d|[{[])/;
+/** A signature with a placeholder body ("// Some code"): it shows a shape, not what to write. */
+const SKELETON = /^\s*(?:\/\/|#)\s*(?:some code|your code|\.\.\.|do something)\s*$/im;
+/** Least relevance of the code block a how-to or troubleshooting answer adds as its example. */
+const EXAMPLE_RELEVANCE = 0.3;
 
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */
 const SEE_ALSO_PAGES = 3;

@@ -133,6 +133,22 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
   });
 
+  it('reads "earlier" and "previously" as when, not what, so a covered question is answered', async () => {
+    const headers = [
+      '## Headers',
+      '',
+      'Every reply carries the headers you set on it.',
+      '',
+      '- `.removeHeader(key)` - Remove the value of a previously set header.',
+      '- `.hasHeader(name)` - Determine if a header has been set.',
+    ].join('\n');
+    const text = await answer('How do I remove a cookie header I set earlier?', [
+      source(1, 'Reply', headers),
+      source(2, 'Cookies', 'Cookies are read from the request by a plugin.'),
+    ]);
+    expect(text).toContain('removeHeader');
+  });
+
   it('streams the answer in several pieces', async () => {
     const generator = new ExtractiveAnswerGenerator();
     const pieces = await collect(

@@ -126,8 +126,14 @@ const FRAME_WORDS: Record<QuestionShape['type'], string[]> = {
   'yes-no': ['possible'],
   other: [],
 };
+/**
+ * When something was done, not what: "a header I set earlier" is the page's "a previously set
+ * header". Weighed as content, such a word (rare on every page) left covered questions short of
+ * the coverage floor, answered "not covered".
+ */
+const WHEN_WORDS = ['earlier', 'previously', 'beforehand', 'later'];
 const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntries(
-  Object.entries(FRAME_WORDS).map(([type, words]) => [type, new Set(words.map(stem))]),
+  Object.entries(FRAME_WORDS).map(([type, words]) => [type, new Set([...words, ...WHEN_WORDS].map(stem))]),
 ) as Record<QuestionShape['type'], Set<string>>;
 
 /**

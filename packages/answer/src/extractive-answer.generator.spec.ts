@@ -149,6 +149,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(text).toContain('removeHeader');
   });
 
+  it('reads "get rid of" as disable or remove, the words pages use, and answers', async () => {
+    const warnings = [
+      '## Warnings',
+      '',
+      'Tidepool prints warnings with the `TPDEP` prefix for deprecated features.',
+      'Warnings can also be disabled, though it is not recommended.',
+    ].join('\n');
+    const text = await answer('I get TPDEP warnings in my terminal, how do I get rid of them?', [
+      source(1, 'Warnings', warnings),
+      source(2, 'Terminal', 'The terminal shows the server address after start.'),
+    ]);
+    expect(text).toContain('Warnings can also be disabled');
+  });
+
   it('streams the answer in several pieces', async () => {
     const generator = new ExtractiveAnswerGenerator();
     const pieces = await collect(
@@ -630,6 +644,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
         source(2, 'Out', transcript),
       ]);
       expect(text).not.toContain('HTTP/1.1 200 OK');
+    });
+
+    it('takes no example that shares only one word with the question', async () => {
+      const pipes = [
+        '## Pipes',
+        '',
+        'Pipes connect things.',
+        '',
+        '```js',
+        'const stream = pipe(source)',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I stream a file?', [overview, source(2, 'Pipes', pipes)]);
+      expect(text).not.toContain('pipe(source)');
     });
 
     it('takes no signature with a placeholder body for an example', async () => {

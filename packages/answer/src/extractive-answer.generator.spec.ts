@@ -736,6 +736,29 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a sentence under a prose heading about one API', () => {
+    const migration = (heading: string): AnswerSource =>
+      source(
+        1,
+        'Migration',
+        [heading, '', 'Tidepool now supports the HTTP trailer response headers.'].join('\n'),
+      );
+
+    it('is labelled with the API the heading names', async () => {
+      const text = await answer('How do I add HTTP trailers to a response?', [
+        migration('### Add `reply.trailers` methods'),
+      ]);
+      expect(text.startsWith('`reply.trailers`: Tidepool now supports')).toBe(true);
+    });
+
+    it('is left unlabelled when the heading names two APIs', async () => {
+      const text = await answer('How do I add HTTP trailers to a response?', [
+        migration('### Add `reply.trailers` and `reply.hasTrailer` methods'),
+      ]);
+      expect(text.startsWith('Tidepool now supports')).toBe(true);
+    });
+  });
+
   describe('a question that names an option or method outside a definition', () => {
     it('opens with the first sentence under the heading that is the name', async () => {
       const server = [

@@ -1223,12 +1223,24 @@ const NAME_HEADING = /^`?([A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?)`?$/;
 function labelled(c: Candidate): string {
   const text = c.unit.text;
   const m = NAME_HEADING.exec(c.unit.heading.trim());
-  const name = m?.[1];
+  const name = m?.[1] ?? proseHeadingName(c);
   // A one-word heading in prose ("Usage", "Example") is a title, not a name.
   if (!name || !(/`/.test(c.unit.heading) || /[a-z][A-Z]|\.\w|\(/.test(name))) return text;
   const id = name.replace(/\(.*\)$/, '').toLowerCase();
   if (containsIdentifier(c.lower, id)) return text;
   return `\`${name}\`: ${text}`;
+}
+
+/**
+ * The one API a prose heading is about ("Add `reply.trailers` methods"), for a sentence under it
+ * that names no code ("Fastify now supports the HTTP Trailer response headers"): quoted alone,
+ * it would not say what to call. A heading naming two or none, or a sentence with code of its
+ * own, gets no label.
+ */
+function proseHeadingName(c: Candidate): string | undefined {
+  if (/`/.test(c.unit.text)) return undefined;
+  const names = [...c.unit.heading.matchAll(/`([A-Za-z_$][\w$]*\.[A-Za-z_$][\w$.]*(?:\([^()]*\))?)`/g)];
+  return names.length === 1 ? names[0]?.[1] : undefined;
 }
 
 /**

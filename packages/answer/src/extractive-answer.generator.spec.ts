@@ -736,6 +736,24 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a yes-no question', () => {
+    it('quotes the denial that follows the matched description in its section', async () => {
+      const routing = [
+        '## `caseInsensitive`',
+        '',
+        'When `true`, paths are matched in lowercase and route keys keep their letter casing.',
+        'Route keys are compared after the lowercase matching of paths and keys.',
+        'Paths and route keys are lowercased for matching only.',
+        'Matching lowercase paths is slower for route keys with many parameters.',
+        'This option does not touch query strings.',
+      ].join('\n');
+      const text = await answer('Are query keys lowercased when route paths match in lowercase?', [
+        source(1, 'Routing', routing),
+      ]);
+      expect(text).toContain('This option does not touch query strings');
+    });
+  });
+
   describe('a sentence under a prose heading about one API', () => {
     const migration = (heading: string): AnswerSource =>
       source(

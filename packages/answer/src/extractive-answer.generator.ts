@@ -269,6 +269,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = this.withExample(withInstruction(chosen, scored.candidates), scored);
+    if (shape.type === 'yes-no') chosen = withDenial(chosen, scored);
     if (context) chosen = ownWordsFirst(chosen);
     else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
     return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
@@ -891,6 +892,38 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
 /** "To support other content types, use the `addContentTypeParser` API": what to do, and with what. */
 const INSTRUCTION =
   /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
+
+/** A sentence that says something does not happen or cannot be done. */
+const DENIAL = /\b(?:not|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no longer)\b/;
+
+/**
+ * A yes-no question is often answered "no" by the sentence right after the description it
+ * matched ("… all paths will be matched as lowercase. This option does not affect query
+ * strings"), which shares few of the question's words and so ranks below the budget. The first
+ * such denial, within two sentences after a chosen one in its section and naming a word of the
+ * question, follows that sentence.
+ */
+function withDenial(chosen: Candidate[], scored: Scored): Candidate[] {
+  for (const anchor of chosen) {
+    if (anchor.unit.kind !== 'sentence') continue;
+    const next = scored.candidates.find(
+      (c) =>
+        c.unit.kind === 'sentence' &&
+        c.sourceIndex === anchor.sourceIndex &&
+        c.unit.heading === anchor.unit.heading &&
+        c.unit.position > anchor.unit.position &&
+        c.unit.position <= anchor.unit.position + 2 &&
+        DENIAL.test(c.lower) &&
+        [...scored.weights.keys()].some((t) => c.termSet.has(t)),
+    );
+    if (next && !chosen.includes(next)) {
+      const out = [...chosen];
+      out.splice(out.indexOf(anchor) + 1, 0, next);
+      return out;
+    }
+  }
+  return chosen;
+}
 
 /** An instruction that names what to write: an API, or anything in inline code (`0.0.0.0`). */
 function instructsWithCode(c: Candidate): boolean {

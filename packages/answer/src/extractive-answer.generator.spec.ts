@@ -133,6 +133,36 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
   });
 
+  it('reads "earlier" and "previously" as when, not what, so a covered question is answered', async () => {
+    const headers = [
+      '## Headers',
+      '',
+      'Every reply carries the headers you set on it.',
+      '',
+      '- `.removeHeader(key)` - Remove the value of a previously set header.',
+      '- `.hasHeader(name)` - Determine if a header has been set.',
+    ].join('\n');
+    const text = await answer('How do I remove a cookie header I set earlier?', [
+      source(1, 'Reply', headers),
+      source(2, 'Cookies', 'Cookies are read from the request by a plugin.'),
+    ]);
+    expect(text).toContain('removeHeader');
+  });
+
+  it('reads "get rid of" as disable or remove, the words pages use, and answers', async () => {
+    const warnings = [
+      '## Warnings',
+      '',
+      'Tidepool prints warnings with the `TPDEP` prefix for deprecated features.',
+      'Warnings can also be disabled, though it is not recommended.',
+    ].join('\n');
+    const text = await answer('I get TPDEP warnings in my terminal, how do I get rid of them?', [
+      source(1, 'Warnings', warnings),
+      source(2, 'Terminal', 'The terminal shows the server address after start.'),
+    ]);
+    expect(text).toContain('Warnings can also be disabled');
+  });
+
   it('streams the answer in several pieces', async () => {
     const generator = new ExtractiveAnswerGenerator();
     const pieces = await collect(
@@ -385,6 +415,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To read other formats, use the `addBodyReader` API or an existing plugin [1].');
     });
 
+    it('follows a described problem with the "To make it work," step that names a value in code', async () => {
+      const content = [
+        '## Containers',
+        '',
+        'The health probe of the orchestrator uses the container address as its host by default.',
+        'The probe cannot reach the server in this case.',
+        'To make it work, the server must listen on `0.0.0.0` instead of the loopback address.',
+      ].join('\n');
+      const text = await answer('My health probe cannot reach the server, why?', [
+        page(1, 'Deploy', 'deploy', content),
+      ]);
+      expect(text).toContain('To make it work, the server must listen on `0.0.0.0`');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',
@@ -544,6 +588,107 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a how-to or troubleshooting answer whose sentences show no code', () => {
+    const streams = [
+      '#### Streams',
+      '',
+      'When sending a stream, Fastify sets no content type unless you choose one.',
+      '',
+      '```js',
+      "fastify.get('/file', async (request, reply) => {",
+      '  // Stream the file back to the client',
+      "  const stream = fs.createReadStream('some-file')",
+      '  return reply.send(stream)',
+      '})',
+      '```',
+    ].join('\n');
+    const overview = source(
+      1,
+      'Guide',
+      'You can stream a file or a buffer back to the client from any handler.',
+    );
+
+    it('ends with the example of the first sources that matches the question best', async () => {
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        source(2, 'Reply', streams),
+      ]);
+      expect(text.startsWith('You can stream a file')).toBe(true);
+      expect(text).toContain("fs.createReadStream('some-file')");
+    });
+
+    it('gets no example from a source below the first three', async () => {
+      const others = [2, 3, 4].map((n) => source(n, 'Other', `Handlers answer requests in section ${n}.`));
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        ...others,
+        source(5, 'Reply', streams),
+      ]);
+      expect(text).not.toContain('createReadStream');
+    });
+
+    it('takes no transcript of a response for an example', async () => {
+      const transcript = [
+        '## Streams',
+        '',
+        'The server answers like this:',
+        '',
+        '```sh',
+        'HTTP/1.1 200 OK',
+        'Content-Type: application/octet-stream',
+        'X-Stream: file back to the client',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        source(2, 'Out', transcript),
+      ]);
+      expect(text).not.toContain('HTTP/1.1 200 OK');
+    });
+
+    it('takes no example that shares only one word with the question', async () => {
+      const pipes = [
+        '## Pipes',
+        '',
+        'Pipes connect things.',
+        '',
+        '```js',
+        'const stream = pipe(source)',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I stream a file?', [overview, source(2, 'Pipes', pipes)]);
+      expect(text).not.toContain('pipe(source)');
+    });
+
+    it('takes no signature with a placeholder body for an example', async () => {
+      const skeleton = [
+        '## Handlers',
+        '',
+        'Every handler has this shape.',
+        '',
+        '```js',
+        "fastify.get('/file', (request, reply) => {",
+        '  // stream the file back to the client',
+        '  // Some code',
+        '})',
+        '```',
+      ].join('\n');
+      const text = await answer('How do I stream a file back to the client?', [
+        overview,
+        source(2, 'Reply', skeleton),
+      ]);
+      expect(text).not.toContain('// Some code');
+    });
+
+    it('is left alone when the question is not a how-to or troubleshooting question', async () => {
+      const text = await answer('Can I stream a file back to the client?', [
+        overview,
+        source(2, 'Reply', streams),
+      ]);
+      expect(text).not.toContain('createReadStream');
+    });
+  });
+
   describe('a passage cut from the middle of its section', () => {
     const continued = (headingPath?: string[]): AnswerSource => ({
       ...source(
@@ -588,6 +733,47 @@ describe(ExtractiveAnswerGenerator.name, () => {
         source(2, 'Server', opening),
       ]);
       expect(text.startsWith('`handlerTimeout`: Defines how long a handler may run')).toBe(true);
+    });
+  });
+
+  describe('a yes-no question', () => {
+    it('quotes the denial that follows the matched description in its section', async () => {
+      const routing = [
+        '## `caseInsensitive`',
+        '',
+        'When `true`, paths are matched in lowercase and route keys keep their letter casing.',
+        'Route keys are compared after the lowercase matching of paths and keys.',
+        'Paths and route keys are lowercased for matching only.',
+        'Matching lowercase paths is slower for route keys with many parameters.',
+        'This option does not touch query strings.',
+      ].join('\n');
+      const text = await answer('Are query keys lowercased when route paths match in lowercase?', [
+        source(1, 'Routing', routing),
+      ]);
+      expect(text).toContain('This option does not touch query strings');
+    });
+  });
+
+  describe('a sentence under a prose heading about one API', () => {
+    const migration = (heading: string): AnswerSource =>
+      source(
+        1,
+        'Migration',
+        [heading, '', 'Tidepool now supports the HTTP trailer response headers.'].join('\n'),
+      );
+
+    it('is labelled with the API the heading names', async () => {
+      const text = await answer('How do I add HTTP trailers to a response?', [
+        migration('### Add `reply.trailers` methods'),
+      ]);
+      expect(text.startsWith('`reply.trailers`: Tidepool now supports')).toBe(true);
+    });
+
+    it('is left unlabelled when the heading names two APIs', async () => {
+      const text = await answer('How do I add HTTP trailers to a response?', [
+        migration('### Add `reply.trailers` and `reply.hasTrailer` methods'),
+      ]);
+      expect(text.startsWith('Tidepool now supports')).toBe(true);
     });
   });
 

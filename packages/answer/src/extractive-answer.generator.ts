@@ -126,9 +126,24 @@ const FRAME_WORDS: Record<QuestionShape['type'], string[]> = {
   'yes-no': ['possible'],
   other: [],
 };
+/**
+ * When something was done, not what: "a header I set earlier" is the page's "a previously set
+ * header". Weighed as content, such a word (rare on every page) left covered questions short of
+ * the coverage floor, answered "not covered".
+ */
+const WHEN_WORDS = ['earlier', 'previously', 'beforehand', 'later'];
 const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntries(
-  Object.entries(FRAME_WORDS).map(([type, words]) => [type, new Set(words.map(stem))]),
+  Object.entries(FRAME_WORDS).map(([type, words]) => [type, new Set([...words, ...WHEN_WORDS].map(stem))]),
 ) as Record<QuestionShape['type'], Set<string>>;
+
+/**
+ * A problem report's idiom in the words pages use for it: no page says "get rid of" (its "rid",
+ * rare everywhere, weighed as content, kept "how do I get rid of FSTDEP warnings?" below the
+ * coverage floor); pages say "disable" or "remove".
+ */
+function plainWords(question: string): string {
+  return question.replace(/\bget(?:ting)?\s+rid\s+of\b/gi, 'disable remove');
+}
 
 /**
  * "X is / X are / X lets you / X provides …": the subject before the verb names the topic.
@@ -253,10 +268,39 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (chosen.length === 0) return notCovered(sources);
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
-      chosen = withInstruction(chosen, scored.candidates);
+      chosen = this.withExample(withInstruction(chosen, scored.candidates), scored);
+    if (shape.type === 'yes-no') chosen = withDenial(chosen, scored);
     if (context) chosen = ownWordsFirst(chosen);
     else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
     return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
+  }
+
+  /**
+   * A how-to or troubleshooting answer that shows no code and states no step naming code: the
+   * code block of the first sources that matches the question best, after the sentences. The
+   * call a reader must write (`fs.createReadStream(…)`, an `allowUnsafeRegex` option in a code
+   * comment) is often only in an example, sometimes of a page none of the sentences come from.
+   * An answer whose best source already says what to write ("Set the `https` option …") keeps
+   * to its pages.
+   */
+  private withExample(chosen: Candidate[], scored: Scored): Candidate[] {
+    const { candidates, weights, ids } = scored;
+    const shared = (c: Candidate): number =>
+      [...weights.keys()].filter((t) => c.termSet.has(t)).length +
+      ids.filter((id) => containsIdentifier(c.lower, id)).length;
+    const told = (c: Candidate) => c.sourceIndex === 0 && instructsWithCode(c);
+    if (chosen.some((c) => c.unit.kind === 'code' || told(c))) return chosen;
+    let best: Candidate | undefined;
+    for (const c of candidates) {
+      if (c.unit.kind !== 'code' || c.sourceIndex >= EXAMPLE_SOURCES || !c.bodyMatched) continue;
+      if (c.unit.text.length > this.maxCodeChars || c.relevance < EXAMPLE_RELEVANCE) continue;
+      if (TRANSCRIPT.test(c.unit.text) || SKELETON.test(c.unit.text)) continue;
+      // One shared word is a coincidence: "console" brought a setup listing to a question about
+      // FSTDEP warnings "in my console".
+      if (shared(c) < 2) continue;
+      if (!best || c.score > best.score) best = c;
+    }
+    return best ? [...chosen, best] : chosen;
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -524,7 +568,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         ? { excluded: new Set<string>(), framing: new Set<string>() }
         : negation(question);
     const asked = (t: string): boolean => !frame.has(t) && !negated.has(t) && !framing.has(t);
-    const queryTerms = [...new Set(terms(question))].filter(asked);
+    const asks = terms(plainWords(question));
+    const queryTerms = [...new Set(asks)].filter(asked);
     const queryIds = identifiers(question);
     if (candidates.length === 0 || (queryTerms.length === 0 && queryIds.length === 0)) return undefined;
 
@@ -552,7 +597,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (asked(t) && !weights.has(t) && df.has(t)) weights.set(t, CONTEXT_SHARE * weightOf(t));
     }
     const total = [...weights.values()].reduce((a, b) => a + b, 0) + idWeight * queryIds.length;
-    const bigrams = pairs(terms(question).filter(asked));
+    const bigrams = pairs(asks.filter(asked));
     const lowerAll = sourceLower.join('\n');
     let found = 0;
     for (const [t, w] of weights) if (df.has(t)) found += w;
@@ -846,7 +891,45 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
 
 /** "To support other content types, use the `addContentTypeParser` API": what to do, and with what. */
 const INSTRUCTION =
-  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s)/i;
+  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
+
+/** A sentence that says something does not happen or cannot be done. */
+const DENIAL = /\b(?:not|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no longer)\b/;
+
+/**
+ * A yes-no question is often answered "no" by the sentence right after the description it
+ * matched ("… all paths will be matched as lowercase. This option does not affect query
+ * strings"), which shares few of the question's words and so ranks below the budget. The first
+ * such denial, within two sentences after a chosen one in its section and naming a word of the
+ * question, follows that sentence.
+ */
+function withDenial(chosen: Candidate[], scored: Scored): Candidate[] {
+  for (const anchor of chosen) {
+    if (anchor.unit.kind !== 'sentence') continue;
+    const next = scored.candidates.find(
+      (c) =>
+        c.unit.kind === 'sentence' &&
+        c.sourceIndex === anchor.sourceIndex &&
+        c.unit.heading === anchor.unit.heading &&
+        c.unit.position > anchor.unit.position &&
+        c.unit.position <= anchor.unit.position + 2 &&
+        DENIAL.test(c.lower) &&
+        [...scored.weights.keys()].some((t) => c.termSet.has(t)),
+    );
+    if (next && !chosen.includes(next)) {
+      const out = [...chosen];
+      out.splice(out.indexOf(anchor) + 1, 0, next);
+      return out;
+    }
+  }
+  return chosen;
+}
+
+/** An instruction that names what to write: an API, or anything in inline code (`0.0.0.0`). */
+function instructsWithCode(c: Candidate): boolean {
+  if (c.unit.kind !== 'sentence' || !INSTRUCTION.test(c.unit.text.replace(/[`*_]/g, ''))) return false;
+  return identifiers(c.unit.text).length > 0 || /`[^`\n]+`/.test(c.unit.text);
+}
 
 /**
  * How-to and troubleshooting answers need the step, and pages often state it a few sentences
@@ -867,8 +950,7 @@ function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidat
         c.unit.heading === anchor.unit.heading &&
         c.unit.position > anchor.unit.position &&
         c.unit.position <= anchor.unit.position + 4 &&
-        INSTRUCTION.test(c.unit.text.replace(/[`*_]/g, '')) &&
-        identifiers(c.unit.text).length > 0,
+        instructsWithCode(c),
     );
     if (step) {
       lead = anchor;
@@ -1038,6 +1120,18 @@ function withAntecedents(chosen: Candidate[], candidates: Candidate[]): Candidat
   return out;
 }
 
+/** How many of the first sources a how-to answer's example may come from. */
+const EXAMPLE_SOURCES = 3;
+/**
+ * A block that shows what came back (an HTTP response, bare JSON data), not code to write: it
+ * does not show the reader what to do.
+ */
+const TRANSCRIPT = /^[`~]{3,}[^\n]*\n\s*(?:HTTP\/\d|[{[])/;
+/** A signature with a placeholder body ("// Some code"): it shows a shape, not what to write. */
+const SKELETON = /^\s*(?:\/\/|#)\s*(?:some code|your code|\.\.\.|do something)\s*$/im;
+/** Least relevance of the code block a how-to or troubleshooting answer adds as its example. */
+const EXAMPLE_RELEVANCE = 0.3;
+
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */
 const SEE_ALSO_PAGES = 3;
 
@@ -1162,12 +1256,24 @@ const NAME_HEADING = /^`?([A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?)`?$/;
 function labelled(c: Candidate): string {
   const text = c.unit.text;
   const m = NAME_HEADING.exec(c.unit.heading.trim());
-  const name = m?.[1];
+  const name = m?.[1] ?? proseHeadingName(c);
   // A one-word heading in prose ("Usage", "Example") is a title, not a name.
   if (!name || !(/`/.test(c.unit.heading) || /[a-z][A-Z]|\.\w|\(/.test(name))) return text;
   const id = name.replace(/\(.*\)$/, '').toLowerCase();
   if (containsIdentifier(c.lower, id)) return text;
   return `\`${name}\`: ${text}`;
+}
+
+/**
+ * The one API a prose heading is about ("Add `reply.trailers` methods"), for a sentence under it
+ * that names no code ("Fastify now supports the HTTP Trailer response headers"): quoted alone,
+ * it would not say what to call. A heading naming two or none, or a sentence with code of its
+ * own, gets no label.
+ */
+function proseHeadingName(c: Candidate): string | undefined {
+  if (/`/.test(c.unit.text)) return undefined;
+  const names = [...c.unit.heading.matchAll(/`([A-Za-z_$][\w$]*\.[A-Za-z_$][\w$.]*(?:\([^()]*\))?)`/g)];
+  return names.length === 1 ? names[0]?.[1] : undefined;
 }
 
 /**

@@ -14,6 +14,8 @@ describe(detectQuestionType.name, () => {
     ['What does the bodyLimit option do?', 'option'],
     ['What does `trustProxy` do?', 'option'],
     ['Why does my hook run twice?', 'troubleshooting'],
+    ['My readiness probe cannot reach the app, why?', 'troubleshooting'],
+    ['The probe cannot reach the server', 'troubleshooting'],
     ['I get FST_ERR_CTP_BODY_TOO_LARGE when posting a file', 'troubleshooting'],
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
     ['request.ip shows the proxy address instead of the client', 'troubleshooting'],

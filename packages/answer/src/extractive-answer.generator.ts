@@ -908,11 +908,7 @@ function withDenial(chosen: Candidate[], scored: Scored): Candidate[] {
     if (anchor.unit.kind !== 'sentence') continue;
     const next = scored.candidates.find(
       (c) =>
-        c.unit.kind === 'sentence' &&
-        c.sourceIndex === anchor.sourceIndex &&
-        c.unit.heading === anchor.unit.heading &&
-        c.unit.position > anchor.unit.position &&
-        c.unit.position <= anchor.unit.position + 2 &&
+        followsWithin(anchor, c, 2) &&
         DENIAL.test(c.lower) &&
         [...scored.weights.keys()].some((t) => c.termSet.has(t)),
     );
@@ -923,6 +919,17 @@ function withDenial(chosen: Candidate[], scored: Scored): Candidate[] {
     }
   }
   return chosen;
+}
+
+/** Whether `c` is a sentence of `anchor`'s section at most `distance` units after it. */
+function followsWithin(anchor: Candidate, c: Candidate, distance: number): boolean {
+  return (
+    c.unit.kind === 'sentence' &&
+    c.sourceIndex === anchor.sourceIndex &&
+    c.unit.heading === anchor.unit.heading &&
+    c.unit.position > anchor.unit.position &&
+    c.unit.position <= anchor.unit.position + distance
+  );
 }
 
 /** An instruction that names what to write: an API, or anything in inline code (`0.0.0.0`). */
@@ -943,15 +950,7 @@ function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidat
   let step: Candidate | undefined;
   for (const anchor of chosen) {
     if (anchor.unit.kind !== 'sentence') continue;
-    step = candidates.find(
-      (c) =>
-        c.unit.kind === 'sentence' &&
-        c.sourceIndex === anchor.sourceIndex &&
-        c.unit.heading === anchor.unit.heading &&
-        c.unit.position > anchor.unit.position &&
-        c.unit.position <= anchor.unit.position + 4 &&
-        instructsWithCode(c),
-    );
+    step = candidates.find((c) => followsWithin(anchor, c, 4) && instructsWithCode(c));
     if (step) {
       lead = anchor;
       break;

@@ -522,16 +522,14 @@ export class PostgresChunkStore implements ChunkStore {
     if (!query.vector) return this.searchLexical(query);
     const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
     const lexicalHits = await this.rankLexical({ ...query, topK: pool });
-    const denseHits = await this.vectors.nearest({
-      projectId: query.projectId,
-      vector: query.vector,
-      k: query.topK,
-      filters: query.filters,
-    });
+    // The lexical candidates' similarities come with the dense search, in one round trip.
+    const { nearest: denseHits, similarities } = await this.vectors.nearestAndScored(
+      { projectId: query.projectId, vector: query.vector, k: query.topK, filters: query.filters },
+      lexicalHits.map((h) => h.chunkId),
+    );
     const ids = new Set([...lexicalHits.map((h) => h.chunkId), ...denseHits.map((h) => h.chunkId)]);
-    const dense = new Map<number, number>(denseHits.map((h) => [h.chunkId, h.similarity]));
-    const lexicalOnly = lexicalHits.filter((h) => !dense.has(h.chunkId)).map((h) => h.chunkId);
-    for (const [id, s] of await this.vectors.similarities(query.vector, lexicalOnly)) dense.set(id, s);
+    const dense = new Map<number, number>(similarities);
+    for (const h of denseHits) dense.set(h.chunkId, h.similarity);
     const lexical = new Map<number, LexicalScore>(
       lexicalHits.map((h) => [h.chunkId, { score: h.score, rankRelevance: h.rankRelevance }]),
     );

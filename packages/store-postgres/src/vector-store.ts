@@ -28,6 +28,16 @@ const META_DIMENSION = 'dimension';
  */
 const EXACT_UP_TO = 20_000;
 const COUNT_TTL_MS = 5_000;
+/** The exact distances of chunks `$4` to vector `$1`, beside a nearest-neighbour search's rows. */
+const SCORED_SQL =
+  'SELECT chunk_id, embedding <=> $1::vector AS d, false AS top FROM chunk_vectors WHERE chunk_id = ANY($4::int[])';
+
+/** A row of a dense search: `top` for the nearest neighbours, false for chunks scored on request. */
+interface ScoredRow {
+  chunk_id: number;
+  d: number;
+  top: boolean;
+}
 /** pgvector's largest indexable `vector` dimension (HNSW). */
 const MAX_DIMENSION = 2000;
 
@@ -92,6 +102,7 @@ export class PostgresVectorStore implements VectorStore {
     assertDimension(dimension);
     await this.locked(async (client) => {
       this.projectSize.clear();
+      this.knownDimension = undefined;
       await client.query('DROP TABLE IF EXISTS chunk_vectors');
       await client.query('UPDATE chunks SET embedded_with = NULL WHERE embedded_with IS NOT NULL');
       await this.recordMeta(client, embedderId, dimension);
@@ -182,23 +193,79 @@ export class PostgresVectorStore implements VectorStore {
     if (meta) await writeVectors(db, rows, meta.embedderId);
   }
 
-  /** Exact cosine similarities of the given chunks to a vector (chunks without one are absent). */
-  async similarities(vector: Float32Array, chunkIds: number[]): Promise<Map<number, number>> {
-    const out = new Map<number, number>();
-    if (chunkIds.length === 0 || !(await this.hasTable(this.pool))) return out;
-    const { rows } = await this.pool.query<{ chunk_id: number; d: number }>(
-      'SELECT chunk_id, embedding <=> $1::vector AS d FROM chunk_vectors WHERE chunk_id = ANY($2::int[])',
-      [vectorLiteral(vector), chunkIds],
-    );
-    for (const r of rows) out.set(r.chunk_id, similarity(r.d));
-    return out;
-  }
-
   /** The k chunks of a project nearest to a vector (HNSW, cosine), filters applied in the query. */
   async nearest(query: NearestQuery): Promise<NearestHit[]> {
+    return (await this.nearestAndScored(query, [])).nearest;
+  }
+
+  /**
+   * {@link nearest}, and in the same statement the exact similarities of other chunks to the same
+   * vector (hybrid search's lexical candidates), as {@link similarities} would give them. The
+   * search runs as one round trip: the attached embedder and the table are only read when the
+   * statement fails, to say why (each read cost a round trip a search, about a third of hybrid's
+   * time on PGlite).
+   */
+  async nearestAndScored(
+    query: NearestQuery,
+    scoreIds: number[],
+  ): Promise<{ nearest: NearestHit[]; similarities: Map<number, number> }> {
+    if (!this.available || query.vector.length !== this.knownDimension) {
+      const error = await this.denseSearchError(query);
+      if (error) throw error;
+    }
+    if (query.k <= 0 && scoreIds.length === 0) return { nearest: [], similarities: new Map() };
+    const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 5);
+    const join = filter.sql
+      ? 'JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id'
+      : '';
+    const where = `v.project_id = $2 ${filter.sql ? `AND ${filter.sql}` : ''}`;
+    const params = [
+      vectorLiteral(query.vector),
+      query.projectId,
+      Math.max(0, query.k),
+      scoreIds,
+      ...filter.params,
+    ];
+    let rows: ScoredRow[];
+    try {
+      if ((await this.projectVectors(query.projectId)) <= this.exactUpTo) {
+        // Scored exactly. The HNSW index answers for the whole table and the project (or filter)
+        // is applied afterwards, so a small project beside a large one would get fewer than k
+        // hits, or none; MATERIALIZED keeps the planner from ordering by the index.
+        rows = (
+          await this.pool.query<ScoredRow>(
+            `WITH candidates AS MATERIALIZED (SELECT v.chunk_id, v.embedding FROM chunk_vectors v ${join} WHERE ${where})
+             (SELECT chunk_id, embedding <=> $1::vector AS d, true AS top FROM candidates ORDER BY d LIMIT $3)
+             UNION ALL ${SCORED_SQL}`,
+            params,
+          )
+        ).rows;
+      } else {
+        rows = await this.approximate(params, join, where);
+      }
+    } catch (e) {
+      // The embedder or the table changed since (another process ran `kbqa reindex`), or the
+      // statement failed for its own reasons.
+      throw (await this.denseSearchError(query)) ?? e;
+    }
+    const nearest = rows
+      .filter((r) => r.top)
+      .sort((a, b) => a.d - b.d)
+      .map((r) => ({ chunkId: r.chunk_id, similarity: similarity(r.d) }));
+    const similarities = new Map<number, number>();
+    for (const r of rows) if (!r.top) similarities.set(r.chunk_id, similarity(r.d));
+    return { nearest, similarities };
+  }
+
+  /**
+   * Why a dense search cannot run (no pgvector, no embedder attached, no vector table, a vector of
+   * another dimension), read from the database, or undefined when none of these holds.
+   */
+  private async denseSearchError(query: NearestQuery): Promise<KbqaError | undefined> {
     const meta = this.available ? await this.meta() : undefined;
+    this.knownDimension = meta?.dimension;
     if (!meta || !(await this.hasTable(this.pool))) {
-      throw new KbqaError(
+      return new KbqaError(
         'INDEX_MISMATCH',
         this.available
           ? 'Dense search needs vectors, but no embedding model is attached to the index; configure one and let the chunks be embedded'
@@ -206,35 +273,20 @@ export class PostgresVectorStore implements VectorStore {
       );
     }
     if (query.vector.length !== meta.dimension) {
-      throw new KbqaError(
+      return new KbqaError(
         'BAD_REQUEST',
         `The query vector has ${query.vector.length} dimensions; the index holds ${meta.dimension}-dimension vectors of ${meta.embedderId}`,
       );
     }
-    if (query.k <= 0) return [];
-    const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 4);
-    const join = filter.sql
-      ? 'JOIN chunks c ON c.id = v.chunk_id JOIN documents d ON d.id = c.document_id'
-      : '';
-    const where = `v.project_id = $2 ${filter.sql ? `AND ${filter.sql}` : ''}`;
-    const params = [vectorLiteral(query.vector), query.projectId, query.k, ...filter.params];
-    let rows: Array<{ chunk_id: number; d: number }>;
-    if ((await this.projectVectors(query.projectId)) <= this.exactUpTo) {
-      // Scored exactly. The HNSW index answers for the whole table and the project (or filter) is
-      // applied afterwards, so a small project beside a large one would get fewer than k hits,
-      // or none; MATERIALIZED keeps the planner from ordering by the index.
-      rows = (
-        await this.pool.query<{ chunk_id: number; d: number }>(
-          `WITH candidates AS MATERIALIZED (SELECT v.chunk_id, v.embedding FROM chunk_vectors v ${join} WHERE ${where})
-           SELECT chunk_id, embedding <=> $1::vector AS d FROM candidates ORDER BY d LIMIT $3`,
-          params,
-        )
-      ).rows;
-    } else {
-      rows = await this.approximate(params, join, where);
-    }
-    return rows.map((r) => ({ chunkId: r.chunk_id, similarity: similarity(r.d) }));
+    return undefined;
   }
+
+  /**
+   * The dimension the last read of the attached embedder gave: a query vector of another length is
+   * checked against the database before it is searched with (a project without vectors would
+   * otherwise answer it with nothing instead of an error).
+   */
+  private knownDimension: number | undefined;
 
   /**
    * HNSW search of a large project. pgvector 0.8's iterative scan goes on past ef_search
@@ -245,11 +297,7 @@ export class PostgresVectorStore implements VectorStore {
    * 0.30 for the query alone; more between hosts), and PGlite's socket server runs one
    * transaction at a time across its connections.
    */
-  private async approximate(
-    params: unknown[],
-    join: string,
-    where: string,
-  ): Promise<Array<{ chunk_id: number; d: number }>> {
+  private async approximate(params: unknown[], join: string, where: string): Promise<ScoredRow[]> {
     const iterative = await this.iterativeScan(this.pool);
     const efSearch = Math.min(1000, Math.max(40, 2 * Number(params[2])));
     const settings = `${iterative ? 'relaxed_order' : 'off'} ${efSearch}`;
@@ -262,11 +310,10 @@ export class PostgresVectorStore implements VectorStore {
         );
         this.sessionSettings.set(client, settings);
       }
-      const { rows } = await client.query<{ chunk_id: number; d: number }>(
-        `SELECT * FROM (
-           SELECT v.chunk_id, v.embedding <=> $1::vector AS d FROM chunk_vectors v ${join}
-           WHERE ${where} ORDER BY v.embedding <=> $1::vector LIMIT $3) top
-         ORDER BY d`,
+      const { rows } = await client.query<ScoredRow>(
+        `(SELECT v.chunk_id, v.embedding <=> $1::vector AS d, true AS top FROM chunk_vectors v ${join}
+          WHERE ${where} ORDER BY v.embedding <=> $1::vector LIMIT $3)
+         UNION ALL ${SCORED_SQL}`,
         params,
       );
       return rows;

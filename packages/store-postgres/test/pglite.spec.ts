@@ -90,6 +90,56 @@ describe('PostgresChunkStore on PGlite with pgvector', () => {
     }
   });
 
+  it.each([
+    ['scored exactly', 1_000],
+    ['through the HNSW index', 0],
+  ])('gives exact similarities of the chunks asked for beside the nearest ones, %s', async (_, exactUpTo) => {
+    await fixture();
+    const vectors = new PostgresVectorStore(pool, true, { exactUpTo });
+    const store = new PostgresChunkStore(pool, vectors);
+    const embedder = new FakeEmbedder(64);
+    await vectors.attach(embedder.id, embedder.dimension);
+    const texts = ['routes and hooks', 'hooks run in order', 'schemas validate bodies', 'logging with pino'];
+    await store.replaceSources([
+      {
+        projectId: 1,
+        source: 'page',
+        kind: 'documents' as const,
+        documents: [
+          {
+            document: { source: 'page', content: texts.join('\n') },
+            chunks: texts.map((t, i) => contractDraft(t, i)),
+          },
+        ],
+      },
+    ]);
+    const pending = await vectors.pending(100, 0);
+    const stored = await embedder.embed(pending.map((p) => p.text));
+    await vectors.store(pending.map((p, i) => ({ chunkId: p.chunkId, vector: stored[i]! })));
+    const [query] = await embedder.embed(['hooks run']);
+    const ids = pending.map((p) => p.chunkId);
+    const { nearest, similarities } = await vectors.nearestAndScored(
+      { projectId: 1, vector: query!, k: 1, filters: [] },
+      ids,
+    );
+    const cosine = (a: Float32Array, b: Float32Array) => {
+      let dot = 0;
+      let na = 0;
+      let nb = 0;
+      for (let i = 0; i < a.length; i++) {
+        dot += a[i]! * b[i]!;
+        na += a[i]! * a[i]!;
+        nb += b[i]! * b[i]!;
+      }
+      return Math.max(0, dot / Math.sqrt(na * nb));
+    };
+    expect(nearest).toHaveLength(1);
+    expect(nearest[0]!.chunkId).toBe(ids[1]);
+    // Every chunk asked for, including the three outside the nearest one, with its own score.
+    expect([...similarities.keys()].sort((a, b) => a - b)).toEqual(ids);
+    ids.forEach((id, i) => expect(similarities.get(id)).toBeCloseTo(cosine(query!, stored[i]!), 5));
+  });
+
   describeChunkStoreContract('PostgresChunkStore (PGlite, pgvector)', () => fixture(), {
     vectors: true,
     timeoutMs: 60_000,

@@ -602,11 +602,17 @@ export function describeChunkStoreContract(
           await store.vectors.attach(embedder.id, embedder.dimension);
           await store.replaceSources([input(p1, 'a', [contractDraft('alpha')])]);
           await embedPending();
+          const old = await embedder.embed(['alpha']);
+          const dense = { projectId: p1, text: 'alpha', vector: old[0]!, topK: 3, mode: 'dense' as const };
+          expect(sources(await store.search(dense))).toEqual(['a']);
           await expect(attempt(() => store.vectors.attach('other-model', 32))).rejects.toMatchObject({
             code: 'INDEX_MISMATCH',
           });
           await store.vectors.reset('other-model', 32);
           expect(await store.vectors.meta()).toEqual({ embedderId: 'other-model', dimension: 32 });
+          // A vector of the old model is refused, not searched with (a store that remembered the
+          // dimension it last searched would otherwise answer it with nothing).
+          await expect(attempt(() => store.search(dense))).rejects.toMatchObject({ code: 'BAD_REQUEST' });
           expect(await store.vectors.countVectors()).toBe(0);
           expect(await store.vectors.countPending()).toBe(1);
           await store.vectors.attach('other-model', 32);

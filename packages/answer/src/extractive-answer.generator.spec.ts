@@ -429,6 +429,19 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To make it work, the server must listen on `0.0.0.0`');
     });
 
+    it('follows a removal note with the "You should use … instead" step a migration guide gives', async () => {
+      const content = [
+        '## Removed `widget.getSize()`',
+        '',
+        'The `widget.getSize()` method has been removed in v3.',
+        'You should use `widget.size` instead.',
+      ].join('\n');
+      const text = await answer('widget.getSize is not a function anymore', [
+        page(1, 'Migration', 'migration', content),
+      ]);
+      expect(text).toContain('You should use `widget.size` instead [1].');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',

@@ -889,9 +889,13 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
   return out;
 }
 
-/** "To support other content types, use the `addContentTypeParser` API": what to do, and with what. */
+/**
+ * "To support other content types, use the `addContentTypeParser` API", "You should use
+ * `reply.elapsedTime` instead": what to do, and with what. Migration notes address the reader
+ * ("you should / can / must / need to …") where reference pages use the imperative.
+ */
 const INSTRUCTION =
-  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
+  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:you\s+(?:should|can|must|need\s+to|have\s+to)\s+(?:instead\s+)?)?(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
 
 /** A sentence that says something does not happen or cannot be done. */
 const DENIAL = /\b(?:not|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no longer)\b/;

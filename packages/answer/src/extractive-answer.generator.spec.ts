@@ -571,6 +571,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text.indexOf('schemaErrorFormatter')).toBeLessThan(text.indexOf('This may give odd messages'));
     });
 
+    it('comes after the sentence naming what its "Enable it" is about', async () => {
+      const tuning = [
+        '## Slow endpoints',
+        '',
+        '- Keep the `collectAllErrors` validator flag off by default. Enable it only when detailed',
+        '  feedback is needed, and avoid it on latency-sensitive endpoints.',
+      ].join('\n');
+      const text = await answer('Which validator setting should stay off on latency-sensitive endpoints?', [
+        source(1, 'Tuning', tuning),
+      ]);
+      expect(text).toContain('`collectAllErrors`');
+      expect(text.indexOf('collectAllErrors')).toBeLessThan(text.indexOf('Enable it only'));
+    });
+
     it('follows a sentence naming its section without the section name put in front of it again', async () => {
       const router = [
         '### `ignoreDuplicateSlashes`',

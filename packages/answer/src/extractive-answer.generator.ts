@@ -1073,8 +1073,12 @@ function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[
   });
 }
 
-/** A sentence that opens by pointing back at the one before it: "This may result in …", "It is …". */
-const ANAPHOR = /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case)\b/i;
+/**
+ * A sentence that opens by pointing back at the one before it: "This may result in …", "It is …",
+ * or an instruction about it: "Enable it only when …", "Use them sparingly".
+ */
+const ANAPHOR =
+  /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case|[a-z]+\s+(?:it|them)\b)/i;
 /** A list entry's name that is an identifier: `ip`, `.status(code)`, `@acme/cors`. */
 const NAME_ENTRY = /^[.A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?$/;
 /** A name that is a value: `true`, `false`, `null`, `undefined`. */

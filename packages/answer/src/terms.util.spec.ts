@@ -62,4 +62,12 @@ describe(identifiers.name, () => {
     expect(containsIdentifier('start node with --inspect-brk', '--inspect')).toBe(false);
     expect(containsIdentifier('start node with --inspect to debug', '--inspect')).toBe(true);
   });
+
+  it('finds a name on the request object spelled req.x or request.x', () => {
+    expect(containsIdentifier('the `request.connection` property has been removed', 'req.connection')).toBe(
+      true,
+    );
+    expect(containsIdentifier('`req.hostname` would include the port', 'request.hostname')).toBe(true);
+    expect(containsIdentifier('the `request.socket` property', 'req.connection')).toBe(false);
+  });
 });

@@ -112,8 +112,26 @@ export function identifiers(text: string): string[] {
   return [...found];
 }
 
-/** Whether `id` (from {@link identifiers}) occurs in `lowerText` as a whole name. */
+/**
+ * The other spelling of a name on the request object: handlers name it `req` as often as
+ * `request`, and pages use both (`req.hostname`, `request.socket`).
+ */
+function receiverAlias(id: string): string | undefined {
+  if (id.startsWith('req.')) return `request.${id.slice(4)}`;
+  if (id.startsWith('request.')) return `req.${id.slice(8)}`;
+  return undefined;
+}
+
+/**
+ * Whether `id` (from {@link identifiers}) occurs in `lowerText` as a whole name, also as
+ * `request.x` for `req.x` and the other way round.
+ */
 export function containsIdentifier(lowerText: string, id: string): boolean {
+  const alias = receiverAlias(id);
+  return containsName(lowerText, id) || (alias !== undefined && containsName(lowerText, alias));
+}
+
+function containsName(lowerText: string, id: string): boolean {
   let from = 0;
   for (;;) {
     const at = lowerText.indexOf(id, from);

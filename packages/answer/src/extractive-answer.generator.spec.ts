@@ -133,6 +133,33 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
   });
 
+  describe('a question naming products by name', () => {
+    const deploy = [
+      '## Deploy',
+      '',
+      'A container platform runs an app deployed from its image with little to no code changes.',
+      '',
+      'The platform scales the containers with the traffic they receive.',
+      'Logs are collected by the platform and kept for a week.',
+      'Each container gets its memory and its share of processor time.',
+      'Health checks restart a container that stops answering.',
+      '',
+      'Middleware written for Express works through the compatibility plugin.',
+    ].join('\n');
+
+    it('is not covered when no source mentions any of them', async () => {
+      const text = await answer('How do I deploy my app to Herokuish with a Procfile?', [
+        source(1, 'Deploy', deploy),
+      ]);
+      expect(text.startsWith(NOT_COVERED_ANSWER)).toBe(true);
+    });
+
+    it('is answered when the sources mention one of them', async () => {
+      const text = await answer('Can I use Express or Connect middleware?', [source(1, 'Deploy', deploy)]);
+      expect(text).toContain('compatibility plugin');
+    });
+  });
+
   it('reads "earlier" and "previously" as when, not what, so a covered question is answered', async () => {
     const headers = [
       '## Headers',

@@ -589,6 +589,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const weights = new Map(queryTerms.map((t) => [t, weightOf(t)]));
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
+    // When no source mentions any of the products the question names ("deploy to Heroku with a
+    // Procfile"), they are what it asks about, as much as a name in code is: weighed like one, an
+    // answer about deploying elsewhere falls below the coverage floor instead of being offered
+    // for it. One name the sources know ("Express or Connect middleware") keeps the others light.
+    const named = properNames(question).filter((t) => weights.has(t));
+    if (named.length > 0 && named.every((t) => !df.has(t))) for (const t of named) weights.set(t, idWeight);
     // The conversation's topic keeps sentences on the subject, but below the follow-up's own words.
     // A topic word no source uses is left out: the follow-up may have moved on from it ("validate
     // the body" -> "and how do I reuse a schema?"), and weighed as unknown it counted against
@@ -665,6 +671,20 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }
+}
+
+/**
+ * The terms of the names a question writes with a capital inside the sentence ("Heroku",
+ * "Procfile", "JVM"): products and proper nouns, not the first word or "I", not code.
+ */
+function properNames(question: string): string[] {
+  const prose = question.replace(/`[^`]*`/g, ' ');
+  const out: string[] = [];
+  for (const m of prose.matchAll(/(?<=[\p{L}\p{N},;:)]\s+)[A-Z][\p{L}\p{N}]*(?![\w$.@/-]*[\w$])/gu)) {
+    if (m[0] === 'I' || identifiers(m[0]).length > 0) continue;
+    out.push(...terms(m[0]));
+  }
+  return out;
 }
 
 /**

@@ -876,7 +876,31 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a definition of a tool named in a list of tools', () => {
+    it('opens with its glossary entry, not with a sentence naming it as an example', async () => {
+      const capacity = 'Tools such as k6 or blaster can be used for the necessary load tests.';
+      const benchmarking = [
+        '## Benchmarking',
+        '',
+        'The modules we will use:',
+        '- Blaster: An HTTP/1.1 load testing tool written in node.',
+        '- Comparer: Checks out several branches and runs scripts.',
+      ].join('\n');
+      const text = await answer('What is Blaster used for?', [
+        source(1, 'Capacity', capacity, 0.9),
+        source(2, 'Benchmarking', benchmarking, 0.8),
+      ]);
+      expect(text.startsWith('Blaster: An HTTP/1.1 load testing tool written in node [2].')).toBe(true);
+    });
+  });
+
   describe(isDefining.name, () => {
+    it('rejects a subject that names the topic only as an example of something else', () => {
+      const topic = new Set(['blaster']);
+      expect(isDefining('Tools such as k6 or blaster can be used for load tests.', topic)).toBe(false);
+      expect(isDefining('Blaster can be used for load tests.', topic)).toBe(true);
+    });
+
     it('accepts "X is / X are / X lets you / X provides" and rejects sentences where X is not the subject', () => {
       const topic = new Set(['widget']);
       expect(isDefining('A widget is a class that renders a part of a page.', topic)).toBe(true);

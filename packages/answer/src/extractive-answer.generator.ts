@@ -781,6 +781,9 @@ function namesTopic(c: Candidate, topicTerms: Set<string>, topicIds: string[]): 
   return topicTerms.size > 0 && [...topicTerms].every((t) => c.termSet.has(t));
 }
 
+/** Where a subject turns to examples of itself: "tools such as …", "databases like …". */
+const EXAMPLES_OF = /\b(?:such\s+as|like|including|e\.g\.?|for\s+example)\b/;
+
 /** Whether a sentence defines the topic: "X is …", "X are …", "X lets you …", "X provides …". */
 export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: string[] = []): boolean {
   const plain = sentence.replace(/[`*_]/g, '').toLowerCase();
@@ -803,8 +806,11 @@ export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: 
   if (m && PASSIVE.test(plain.slice(m.index + m[0].length - (m[2]?.length ?? 0)))) return false;
   const subjectTerms = terms(subject);
   if (subjectTerms.length > topicTerms.size + 3) return false;
-  if (topicIds.some((id) => containsIdentifier(subject, id))) return true;
-  return topicTerms.size > 0 && [...topicTerms].every((t) => subjectTerms.includes(t));
+  // "Tools such as k6 or autocannon can be used …" is about tools; the topic is one example.
+  const head = subject.split(EXAMPLES_OF)[0] ?? subject;
+  if (topicIds.some((id) => containsIdentifier(head, id))) return true;
+  const headTerms = terms(head);
+  return topicTerms.size > 0 && [...topicTerms].every((t) => headTerms.includes(t));
 }
 
 interface SideKeys {
@@ -1101,6 +1107,8 @@ const ANAPHOR =
   /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case|[a-z]+\s+(?:it|them)\b)/i;
 /** A list entry's name that is an identifier: `ip`, `.status(code)`, `@acme/cors`. */
 const NAME_ENTRY = /^[.A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?$/;
+/** A list entry that opens with a capitalized name and a colon: "Autocannon: An HTTP/1.1 …". */
+const GLOSSARY_ENTRY = /^[A-Z][\w.-]{1,40}:\s+\S/;
 /** A name that is a value: `true`, `false`, `null`, `undefined`. */
 const LITERAL = /^(?:true|false|null|undefined)$/;
 /** Most units between a list entry and the sentence introducing its list. */
@@ -1125,6 +1133,8 @@ function antecedentOf(c: Candidate, candidates: Candidate[]): Candidate | undefi
   // value ("`"idle"` — …", "`true` — …") is a value of what the introduction names.
   const name = NAMED_ENTRY.exec(c.unit.text)?.[1];
   if (name !== undefined && NAME_ENTRY.test(name) && !LITERAL.test(name)) return undefined;
+  // So does a glossary entry named in prose: "Autocannon: An HTTP/1.1 benchmarking tool …".
+  if (GLOSSARY_ENTRY.test(c.unit.text)) return undefined;
   // The first unit of its block: an entry of a list when a sentence ending in ":" comes shortly
   // before it, with only sentences (the list's other entries) between.
   for (let i = at - 1; i >= 0 && i >= at - MAX_LIST_REACH; i--) {

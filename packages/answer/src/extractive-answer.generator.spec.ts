@@ -160,6 +160,30 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  it('answers a problem that began "after upgrading" and concerns values "without" something', async () => {
+    const migration = [
+      '## Breaking changes',
+      '',
+      'All v2 deprecations have been removed and no longer work after upgrading.',
+      '',
+      '### `date-time` formats enforce a timezone',
+      '',
+      'The updated validator now enforces a timezone in the `time` and `date-time` formats.',
+      'A workaround is the `iso-date-time` format, where the timezone is optional.',
+      '',
+      '### Plugins',
+      '',
+      'Plugins may no longer mix callbacks and promises.',
+      'The parameters object no longer has a prototype.',
+      'Logger options moved to their own constructor argument.',
+    ].join('\n');
+    const text = await answer(
+      'After upgrading to v3 my date-time fields without a timezone fail validation',
+      [source(1, 'Migration', migration)],
+    );
+    expect(text).toContain('`iso-date-time`');
+  });
+
   it('reads "earlier" and "previously" as when, not what, so a covered question is answered', async () => {
     const headers = [
       '## Headers',

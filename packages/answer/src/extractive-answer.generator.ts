@@ -137,12 +137,16 @@ const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntri
 ) as Record<QuestionShape['type'], Set<string>>;
 
 /**
- * A problem report's idiom in the words pages use for it: no page says "get rid of" (its "rid",
+ * A problem report's idioms in the words pages use for them: no page says "get rid of" (its "rid",
  * rare everywhere, weighed as content, kept "how do I get rid of FSTDEP warnings?" below the
- * coverage floor); pages say "disable" or "remove".
+ * coverage floor); pages say "disable" or "remove". "After upgrading to v5" says when the problem
+ * began: its "after", rare on a migration guide, weighed as content, kept "my date-time fields
+ * fail validation after upgrading" below the floor; the upgrade itself is what was asked.
  */
 function plainWords(question: string): string {
-  return question.replace(/\bget(?:ting)?\s+rid\s+of\b/gi, 'disable remove');
+  return question
+    .replace(/\bget(?:ting)?\s+rid\s+of\b/gi, 'disable remove')
+    .replace(/\b(?:after|since|when)\s+(?=(?:upgrading|updating|migrating|moving|switching)\b)/gi, '');
 }
 
 /**
@@ -567,7 +571,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       shape.type === 'comparison'
         ? { excluded: new Set<string>(), framing: new Set<string>() }
         : negation(question);
-    const asked = (t: string): boolean => !frame.has(t) && !negated.has(t) && !framing.has(t);
+    // A problem report or a yes/no question uses "without X" for the case it is about ("fields
+    // without a timezone fail validation", "is a plugin without tests accepted?"): X is part of
+    // what is asked, and only sentences naming X without an alternative rank lower.
+    const describes = shape.type === 'troubleshooting' || shape.type === 'yes-no';
+    const asked = (t: string): boolean => !frame.has(t) && (describes || !negated.has(t)) && !framing.has(t);
     const asks = terms(plainWords(question));
     const queryTerms = [...new Set(asks)].filter(asked);
     const queryIds = identifiers(question);

@@ -25,6 +25,10 @@ describe(stem.name, () => {
 });
 
 describe(terms.name, () => {
+  it('gives "better" the term of "best", which no suffix relates it to', () => {
+    expect(terms('which platform is better')).toContain(terms('the best way')[0]);
+  });
+
   it('gives the words of one variant group one term, whole words only', () => {
     expect(terms('log lines')[0]).toBe(terms('the logger')[0]);
     expect(terms('logging')).toEqual(terms('loggers'));

@@ -73,8 +73,14 @@ function wordTerms(raw: string): string[] {
  * question's "log lines" matches a page's "logger".
  */
 function termOf(lower: string): string {
-  return stem(variantHead(lower) ?? lower);
+  return IRREGULAR.get(lower) ?? stem(variantHead(lower) ?? lower);
 }
+
+/**
+ * Comparatives the suffix stripper cannot relate to their superlative: a question asks which
+ * platform is "better", the page names "the best way".
+ */
+const IRREGULAR = new Map([['better', 'best']]);
 
 const IDENTIFIER_PATTERNS = [
   /@[\w$.-]+\/[\w$.-]+/g,

@@ -133,6 +133,29 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
   });
 
+  it('opens with what the section says when its code matches the question better than any sentence', async () => {
+    const migration = [
+      '### Plugins cannot mix callbacks and promises',
+      '',
+      'In v2, plugins could mix the callback and promise styles, leading to surprises.',
+      '',
+      '```js',
+      '// v2',
+      'tidepool.register(async function (instance, opts, done) {',
+      '  done();',
+      '});',
+      '```',
+      '',
+      '### Logger',
+      '',
+      'Plugins that log call the logger of their instance after it is created.',
+    ].join('\n');
+    const text = await answer('My async plugin that also calls done() broke after the v3 upgrade', [
+      source(1, 'Migration', migration),
+    ]);
+    expect(text.startsWith('In v2, plugins could mix the callback and promise styles')).toBe(true);
+  });
+
   describe('a question naming products by name', () => {
     const deploy = [
       '## Deploy',

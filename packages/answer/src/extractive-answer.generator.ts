@@ -330,7 +330,16 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const ranked = scored.candidates.filter((c) => this.usable(c)).sort((a, b) => b.score - a.score);
     const best = ranked[0];
     if (!best) return [];
-    const chosen = this.fill([], ranked, best.score * 0.5);
+    // A code block that matches the question better than any sentence ("async function
+    // (instance, opts, done)" for "my async plugin that calls done() broke") is what the reader
+    // has written; the opening of its section says what is wrong with it, in words the question
+    // does not use.
+    const topCode = scored.candidates
+      .filter((c) => c.unit.kind === 'code' && c.bodyMatched && c.relevance >= this.minRelevance)
+      .sort((a, b) => b.score - a.score)[0];
+    const opening =
+      topCode && topCode.score > best.score ? sectionOpening(topCode, scored.candidates) : undefined;
+    const chosen = this.fill(opening ? [opening] : [], ranked, best.score * 0.5);
     const code = ASKS_HOW.test(question) ? this.pickCode(scored.candidates, chosen) : undefined;
     // A code block shown for its neighbours comes with the sentence that introduces it ("To
     // listen on all interfaces, … like so:"), which says what the code does.
@@ -957,6 +966,19 @@ function withDenial(chosen: Candidate[], scored: Scored): Candidate[] {
     }
   }
   return chosen;
+}
+
+/** The first sentence that reads alone of the section a unit is in, when the section has its own heading. */
+function sectionOpening(unit: Candidate, candidates: Candidate[]): Candidate | undefined {
+  if (!unit.unit.heading) return undefined;
+  return candidates.find(
+    (c) =>
+      c.unit.kind === 'sentence' &&
+      c.sourceIndex === unit.sourceIndex &&
+      c.unit.heading === unit.unit.heading &&
+      c.sectionIndex === 0 &&
+      quality(c.unit) >= 0.6,
+  );
 }
 
 /** Whether `c` is a sentence of `anchor`'s section at most `distance` units after it. */

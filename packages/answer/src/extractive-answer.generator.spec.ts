@@ -365,6 +365,25 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('errors are logged');
     });
 
+    it('follows the sentence naming both sides with the rest of its list entry, which says why', async () => {
+      const performance = page(
+        1,
+        'Performance',
+        'performance',
+        [
+          '## Slow paths',
+          '',
+          '- Prefer static routes on hot paths. Regular expression routes are expensive.',
+          '- Prefer Tidepool hooks over generic middleware when possible. The middleware adapters work,',
+          '  but native integrations are typically better for performance-sensitive paths.',
+          '- Define response schemas to speed up serialization.',
+        ].join('\n'),
+      );
+      const text = await answer('Is a hook or a generic middleware faster for hot paths?', [performance]);
+      expect(text).toContain('Prefer Tidepool hooks over generic middleware when possible [1].');
+      expect(text).toContain('native integrations are typically better');
+    });
+
     it("answers a comparison of two values of a setting with the setting's purpose first", async () => {
       const content = [
         '### `onSecret`',

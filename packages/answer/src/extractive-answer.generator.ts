@@ -492,6 +492,21 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const lead = both[0];
     const chosen: Candidate[] = [];
     if (lead) this.fill(chosen, both.slice(0, 2), 0);
+    // What the sentence naming both goes on to say in its paragraph or list entry is why ("Prefer
+    // hooks over generic middleware. Middleware adapters work, but native integrations are
+    // typically better …"), when it still names a side.
+    const sequel =
+      lead &&
+      sentences.find(
+        (c) =>
+          c.sourceIndex === lead.sourceIndex &&
+          c.unit.block === lead.unit.block &&
+          c.unit.position === lead.unit.position + 1 &&
+          [...sides.flatMap((side) => terms(side)), ...a.ids, ...b.ids].some(
+            (t) => c.termSet.has(t) || containsIdentifier(c.lower, t),
+          ),
+      );
+    if (sequel) this.fill(chosen, [sequel], 0);
     for (const c of [bestOf(a), bestOf(b)]) if (c && chosen.length < 2) this.fill(chosen, [c], 0);
     if (chosen.length === 0) return undefined;
     // "onProtoPoisoning error vs remove" weighs two values of one named setting: what the setting

@@ -349,6 +349,38 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('cache');
     });
 
+    it('answers a how-to with the heading and code block of a section that has nothing else', async () => {
+      const benchmarking = page(
+        1,
+        'Benchmarking',
+        'benchmarking',
+        [
+          '## Benchmarking',
+          '',
+          'Benchmarks measure how a change affects performance.',
+          '',
+          '### Run the benchmark in the current branch',
+          '```sh',
+          'npm run benchmark',
+          '```',
+          '',
+          '### Run the benchmark against different Node.js versions ✨',
+          '```sh',
+          'npx -p node@10 -- npm run benchmark',
+          '```',
+          '',
+          '### Run the benchmark in different branches against different Node.js versions',
+          '```sh',
+          'branchcmp --rounds 2 --script "npm run benchmark"',
+          '```',
+        ].join('\n'),
+      );
+      const text = await answer('How can I benchmark against an older Node.js version?', [benchmarking]);
+      expect(text.startsWith('Run the benchmark against different Node.js versions [1]:')).toBe(true);
+      expect(text).toContain('npx -p node@10 -- npm run benchmark');
+      expect(text).not.toContain('branchcmp');
+    });
+
     it('answers a comparison with a sentence that names both sides, not one that only says "difference"', async () => {
       const hooks = page(
         1,

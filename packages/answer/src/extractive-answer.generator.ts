@@ -456,7 +456,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (section.fit < HOWTO_SECTION_FIT || section.best <= 0 || section.covered.size * 2 < asked) continue;
       if (!pick || sectionRank(section) > sectionRank(pick)) pick = section;
     }
-    if (!pick) return undefined;
+    if (!pick) return this.codeSection(sections.values(), scored, asked);
     const chosen: Candidate[] = [];
     let chars = 0;
     let code: Candidate | undefined;
@@ -475,6 +475,40 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const last = chosen[chosen.length - 1] as Candidate;
     if (code && code.unit.position > last.unit.position + 3 && !ASKS_HOW.test(question)) code = undefined;
     return arrange(chosen, code, chosen[0]);
+  }
+
+  /**
+   * A how-to whose matching section is a heading over a code block and nothing else ("### Run
+   * the test against different Node.js versions" over `npx -p node@10 -- npm run benchmark`): the
+   * heading, as the step it names, and the block. Of several such headings, the one with the
+   * fewest words the question does not ask for ("… in different branches against …") wins.
+   */
+  private codeSection(
+    sections: Iterable<{ fit: number; best: number; units: Candidate[]; covered: Set<string> }>,
+    scored: Scored,
+    asked: number,
+  ): Candidate[] | undefined {
+    let pick: { code: Candidate; rank: number } | undefined;
+    for (const section of sections) {
+      if (section.fit < HOWTO_SECTION_FIT || section.best > 0 || section.covered.size * 2 < asked) continue;
+      if (section.units.some((c) => c.unit.kind === 'sentence')) continue;
+      const code = section.units.find(
+        (c) => c.unit.kind === 'code' && c.unit.text.length <= this.maxCodeChars,
+      );
+      if (!code || !code.unit.heading) continue;
+      const headingTerms = new Set(terms(code.unit.heading));
+      const extra = [...headingTerms].filter((t) => !scored.weights.has(t)).length;
+      const rank = section.fit - 0.05 * extra - 0.01 * code.sourceIndex;
+      if (!pick || rank > pick.rank) pick = { code, rank };
+    }
+    if (!pick) return undefined;
+    const { code } = pick;
+    const heading = code.unit.heading.replace(/[^\p{L}\p{N})`'"\]]+$/u, '');
+    const step: Candidate = {
+      ...code,
+      unit: { ...code.unit, kind: 'sentence', text: `${heading}:`, position: code.unit.position - 1 },
+    };
+    return [step, code];
   }
 
   /** Comparisons: sentences naming both sides first, then the best about each side. */

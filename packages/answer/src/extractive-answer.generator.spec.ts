@@ -133,6 +133,80 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
   });
 
+  it('opens with what the section says when its code matches the question better than any sentence', async () => {
+    const migration = [
+      '### Plugins cannot mix callbacks and promises',
+      '',
+      'In v2, plugins could mix the callback and promise styles, leading to surprises.',
+      '',
+      '```js',
+      '// v2',
+      'tidepool.register(async function (instance, opts, done) {',
+      '  done();',
+      '});',
+      '```',
+      '',
+      '### Logger',
+      '',
+      'Plugins that log call the logger of their instance after it is created.',
+    ].join('\n');
+    const text = await answer('My async plugin that also calls done() broke after the v3 upgrade', [
+      source(1, 'Migration', migration),
+    ]);
+    expect(text.startsWith('In v2, plugins could mix the callback and promise styles')).toBe(true);
+  });
+
+  describe('a question naming products by name', () => {
+    const deploy = [
+      '## Deploy',
+      '',
+      'A container platform runs an app deployed from its image with little to no code changes.',
+      '',
+      'The platform scales the containers with the traffic they receive.',
+      'Logs are collected by the platform and kept for a week.',
+      'Each container gets its memory and its share of processor time.',
+      'Health checks restart a container that stops answering.',
+      '',
+      'Middleware written for Express works through the compatibility plugin.',
+    ].join('\n');
+
+    it('is not covered when no source mentions any of them', async () => {
+      const text = await answer('How do I deploy my app to Herokuish with a Procfile?', [
+        source(1, 'Deploy', deploy),
+      ]);
+      expect(text.startsWith(NOT_COVERED_ANSWER)).toBe(true);
+    });
+
+    it('is answered when the sources mention one of them', async () => {
+      const text = await answer('Can I use Express or Connect middleware?', [source(1, 'Deploy', deploy)]);
+      expect(text).toContain('compatibility plugin');
+    });
+  });
+
+  it('answers a problem that began "after upgrading" and concerns values "without" something', async () => {
+    const migration = [
+      '## Breaking changes',
+      '',
+      'All v2 deprecations have been removed and no longer work after upgrading.',
+      '',
+      '### `date-time` formats enforce a timezone',
+      '',
+      'The updated validator now enforces a timezone in the `time` and `date-time` formats.',
+      'A workaround is the `iso-date-time` format, where the timezone is optional.',
+      '',
+      '### Plugins',
+      '',
+      'Plugins may no longer mix callbacks and promises.',
+      'The parameters object no longer has a prototype.',
+      'Logger options moved to their own constructor argument.',
+    ].join('\n');
+    const text = await answer(
+      'After upgrading to v3 my date-time fields without a timezone fail validation',
+      [source(1, 'Migration', migration)],
+    );
+    expect(text).toContain('`iso-date-time`');
+  });
+
   it('reads "earlier" and "previously" as when, not what, so a covered question is answered', async () => {
     const headers = [
       '## Headers',
@@ -275,6 +349,38 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).not.toContain('cache');
     });
 
+    it('answers a how-to with the heading and code block of a section that has nothing else', async () => {
+      const benchmarking = page(
+        1,
+        'Benchmarking',
+        'benchmarking',
+        [
+          '## Benchmarking',
+          '',
+          'Benchmarks measure how a change affects performance.',
+          '',
+          '### Run the benchmark in the current branch',
+          '```sh',
+          'npm run benchmark',
+          '```',
+          '',
+          '### Run the benchmark against different Node.js versions ✨',
+          '```sh',
+          'npx -p node@10 -- npm run benchmark',
+          '```',
+          '',
+          '### Run the benchmark in different branches against different Node.js versions',
+          '```sh',
+          'branchcmp --rounds 2 --script "npm run benchmark"',
+          '```',
+        ].join('\n'),
+      );
+      const text = await answer('How can I benchmark against an older Node.js version?', [benchmarking]);
+      expect(text.startsWith('Run the benchmark against different Node.js versions [1]:')).toBe(true);
+      expect(text).toContain('npx -p node@10 -- npm run benchmark');
+      expect(text).not.toContain('branchcmp');
+    });
+
     it('answers a comparison with a sentence that names both sides, not one that only says "difference"', async () => {
       const hooks = page(
         1,
@@ -289,6 +395,25 @@ describe(ExtractiveAnswerGenerator.name, () => {
         true,
       );
       expect(text).not.toContain('errors are logged');
+    });
+
+    it('follows the sentence naming both sides with the rest of its list entry, which says why', async () => {
+      const performance = page(
+        1,
+        'Performance',
+        'performance',
+        [
+          '## Slow paths',
+          '',
+          '- Prefer static routes on hot paths. Regular expression routes are expensive.',
+          '- Prefer Tidepool hooks over generic middleware when possible. The middleware adapters work,',
+          '  but native integrations are typically better for performance-sensitive paths.',
+          '- Define response schemas to speed up serialization.',
+        ].join('\n'),
+      );
+      const text = await answer('Is a hook or a generic middleware faster for hot paths?', [performance]);
+      expect(text).toContain('Prefer Tidepool hooks over generic middleware when possible [1].');
+      expect(text).toContain('native integrations are typically better');
     });
 
     it("answers a comparison of two values of a setting with the setting's purpose first", async () => {
@@ -429,6 +554,19 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To make it work, the server must listen on `0.0.0.0`');
     });
 
+    it('follows a removal note with the "You should use … instead" step a migration guide gives', async () => {
+      const content = [
+        '## Removed `widget.getSize()`',
+        '',
+        'The `widget.getSize()` method has been removed in v3.',
+        'You should use `widget.size` instead.',
+      ].join('\n');
+      const text = await answer('widget.getSize is not a function anymore', [
+        page(1, 'Migration', 'migration', content),
+      ]);
+      expect(text).toContain('You should use `widget.size` instead [1].');
+    });
+
     it('keeps admonition markers, directives and HTML comments out of the answer', async () => {
       const content = [
         '<!-- markdownlint-disable -->',
@@ -556,6 +694,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
       ]);
       expect(text).toContain('`schemaErrorFormatter` function');
       expect(text.indexOf('schemaErrorFormatter')).toBeLessThan(text.indexOf('This may give odd messages'));
+    });
+
+    it('comes after the sentence naming what its "Enable it" is about', async () => {
+      const tuning = [
+        '## Slow endpoints',
+        '',
+        '- Keep the `collectAllErrors` validator flag off by default. Enable it only when detailed',
+        '  feedback is needed, and avoid it on latency-sensitive endpoints.',
+      ].join('\n');
+      const text = await answer('Which validator setting should stay off on latency-sensitive endpoints?', [
+        source(1, 'Tuning', tuning),
+      ]);
+      expect(text).toContain('`collectAllErrors`');
+      expect(text.indexOf('collectAllErrors')).toBeLessThan(text.indexOf('Enable it only'));
     });
 
     it('follows a sentence naming its section without the section name put in front of it again', async () => {
@@ -822,7 +974,31 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('a definition of a tool named in a list of tools', () => {
+    it('opens with its glossary entry, not with a sentence naming it as an example', async () => {
+      const capacity = 'Tools such as k6 or blaster can be used for the necessary load tests.';
+      const benchmarking = [
+        '## Benchmarking',
+        '',
+        'The modules we will use:',
+        '- Blaster: An HTTP/1.1 load testing tool written in node.',
+        '- Comparer: Checks out several branches and runs scripts.',
+      ].join('\n');
+      const text = await answer('What is Blaster used for?', [
+        source(1, 'Capacity', capacity, 0.9),
+        source(2, 'Benchmarking', benchmarking, 0.8),
+      ]);
+      expect(text.startsWith('Blaster: An HTTP/1.1 load testing tool written in node [2].')).toBe(true);
+    });
+  });
+
   describe(isDefining.name, () => {
+    it('rejects a subject that names the topic only as an example of something else', () => {
+      const topic = new Set(['blaster']);
+      expect(isDefining('Tools such as k6 or blaster can be used for load tests.', topic)).toBe(false);
+      expect(isDefining('Blaster can be used for load tests.', topic)).toBe(true);
+    });
+
     it('accepts "X is / X are / X lets you / X provides" and rejects sentences where X is not the subject', () => {
       const topic = new Set(['widget']);
       expect(isDefining('A widget is a class that renders a part of a page.', topic)).toBe(true);

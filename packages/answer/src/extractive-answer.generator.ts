@@ -137,12 +137,16 @@ const FRAME_STEMS: Record<QuestionShape['type'], Set<string>> = Object.fromEntri
 ) as Record<QuestionShape['type'], Set<string>>;
 
 /**
- * A problem report's idiom in the words pages use for it: no page says "get rid of" (its "rid",
+ * A problem report's idioms in the words pages use for them: no page says "get rid of" (its "rid",
  * rare everywhere, weighed as content, kept "how do I get rid of FSTDEP warnings?" below the
- * coverage floor); pages say "disable" or "remove".
+ * coverage floor); pages say "disable" or "remove". "After upgrading to v5" says when the problem
+ * began: its "after", rare on a migration guide, weighed as content, kept "my date-time fields
+ * fail validation after upgrading" below the floor; the upgrade itself is what was asked.
  */
 function plainWords(question: string): string {
-  return question.replace(/\bget(?:ting)?\s+rid\s+of\b/gi, 'disable remove');
+  return question
+    .replace(/\bget(?:ting)?\s+rid\s+of\b/gi, 'disable remove')
+    .replace(/\b(?:after|since|when)\s+(?=(?:upgrading|updating|migrating|moving|switching)\b)/gi, '');
 }
 
 /**
@@ -326,7 +330,16 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const ranked = scored.candidates.filter((c) => this.usable(c)).sort((a, b) => b.score - a.score);
     const best = ranked[0];
     if (!best) return [];
-    const chosen = this.fill([], ranked, best.score * 0.5);
+    // A code block that matches the question better than any sentence ("async function
+    // (instance, opts, done)" for "my async plugin that calls done() broke") is what the reader
+    // has written; the opening of its section says what is wrong with it, in words the question
+    // does not use.
+    const topCode = scored.candidates
+      .filter((c) => c.unit.kind === 'code' && c.bodyMatched && c.relevance >= this.minRelevance)
+      .sort((a, b) => b.score - a.score)[0];
+    const opening =
+      topCode && topCode.score > best.score ? sectionOpening(topCode, scored.candidates) : undefined;
+    const chosen = this.fill(opening ? [opening] : [], ranked, best.score * 0.5);
     const code = ASKS_HOW.test(question) ? this.pickCode(scored.candidates, chosen) : undefined;
     // A code block shown for its neighbours comes with the sentence that introduces it ("To
     // listen on all interfaces, … like so:"), which says what the code does.
@@ -443,7 +456,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (section.fit < HOWTO_SECTION_FIT || section.best <= 0 || section.covered.size * 2 < asked) continue;
       if (!pick || sectionRank(section) > sectionRank(pick)) pick = section;
     }
-    if (!pick) return undefined;
+    if (!pick) return this.codeSection(sections.values(), scored, asked);
     const chosen: Candidate[] = [];
     let chars = 0;
     let code: Candidate | undefined;
@@ -464,6 +477,40 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     return arrange(chosen, code, chosen[0]);
   }
 
+  /**
+   * A how-to whose matching section is a heading over a code block and nothing else ("### Run
+   * the test against different Node.js versions" over `npx -p node@10 -- npm run benchmark`): the
+   * heading, as the step it names, and the block. Of several such headings, the one with the
+   * fewest words the question does not ask for ("… in different branches against …") wins.
+   */
+  private codeSection(
+    sections: Iterable<{ fit: number; best: number; units: Candidate[]; covered: Set<string> }>,
+    scored: Scored,
+    asked: number,
+  ): Candidate[] | undefined {
+    let pick: { code: Candidate; rank: number } | undefined;
+    for (const section of sections) {
+      if (section.fit < HOWTO_SECTION_FIT || section.best > 0 || section.covered.size * 2 < asked) continue;
+      if (section.units.some((c) => c.unit.kind === 'sentence')) continue;
+      const code = section.units.find(
+        (c) => c.unit.kind === 'code' && c.unit.text.length <= this.maxCodeChars,
+      );
+      if (!code || !code.unit.heading) continue;
+      const headingTerms = new Set(terms(code.unit.heading));
+      const extra = [...headingTerms].filter((t) => !scored.weights.has(t)).length;
+      const rank = section.fit - 0.05 * extra - 0.01 * code.sourceIndex;
+      if (!pick || rank > pick.rank) pick = { code, rank };
+    }
+    if (!pick) return undefined;
+    const { code } = pick;
+    const heading = code.unit.heading.replace(/[^\p{L}\p{N})`'"\]]+$/u, '');
+    const step: Candidate = {
+      ...code,
+      unit: { ...code.unit, kind: 'sentence', text: `${heading}:`, position: code.unit.position - 1 },
+    };
+    return [step, code];
+  }
+
   /** Comparisons: sentences naming both sides first, then the best about each side. */
   private compare(scored: Scored, sides: [string, string]): Candidate[] | undefined {
     const [a, b] = sides.map(sideKeys) as [SideKeys, SideKeys];
@@ -479,6 +526,21 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const lead = both[0];
     const chosen: Candidate[] = [];
     if (lead) this.fill(chosen, both.slice(0, 2), 0);
+    // What the sentence naming both goes on to say in its paragraph or list entry is why ("Prefer
+    // hooks over generic middleware. Middleware adapters work, but native integrations are
+    // typically better …"), when it still names a side.
+    const sequel =
+      lead &&
+      sentences.find(
+        (c) =>
+          c.sourceIndex === lead.sourceIndex &&
+          c.unit.block === lead.unit.block &&
+          c.unit.position === lead.unit.position + 1 &&
+          [...sides.flatMap((side) => terms(side)), ...a.ids, ...b.ids].some(
+            (t) => c.termSet.has(t) || containsIdentifier(c.lower, t),
+          ),
+      );
+    if (sequel) this.fill(chosen, [sequel], 0);
     for (const c of [bestOf(a), bestOf(b)]) if (c && chosen.length < 2) this.fill(chosen, [c], 0);
     if (chosen.length === 0) return undefined;
     // "onProtoPoisoning error vs remove" weighs two values of one named setting: what the setting
@@ -567,7 +629,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       shape.type === 'comparison'
         ? { excluded: new Set<string>(), framing: new Set<string>() }
         : negation(question);
-    const asked = (t: string): boolean => !frame.has(t) && !negated.has(t) && !framing.has(t);
+    // A problem report or a yes/no question uses "without X" for the case it is about ("fields
+    // without a timezone fail validation", "is a plugin without tests accepted?"): X is part of
+    // what is asked, and only sentences naming X without an alternative rank lower.
+    const describes = shape.type === 'troubleshooting' || shape.type === 'yes-no';
+    const asked = (t: string): boolean => !frame.has(t) && (describes || !negated.has(t)) && !framing.has(t);
     const asks = terms(plainWords(question));
     const queryTerms = [...new Set(asks)].filter(asked);
     const queryIds = identifiers(question);
@@ -589,6 +655,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const weights = new Map(queryTerms.map((t) => [t, weightOf(t)]));
     const maxWeight = Math.max(idf(''), ...weights.values());
     const idWeight = 1.5 * maxWeight;
+    // When no source mentions any of the products the question names ("deploy to Heroku with a
+    // Procfile"), they are what it asks about, as much as a name in code is: weighed like one, an
+    // answer about deploying elsewhere falls below the coverage floor instead of being offered
+    // for it. One name the sources know ("Express or Connect middleware") keeps the others light.
+    const named = properNames(question).filter((t) => weights.has(t));
+    if (named.length > 0 && named.every((t) => !df.has(t))) for (const t of named) weights.set(t, idWeight);
     // The conversation's topic keeps sentences on the subject, but below the follow-up's own words.
     // A topic word no source uses is left out: the follow-up may have moved on from it ("validate
     // the body" -> "and how do I reuse a schema?"), and weighed as unknown it counted against
@@ -665,6 +737,20 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };
   }
+}
+
+/**
+ * The terms of the names a question writes with a capital inside the sentence ("Heroku",
+ * "Procfile", "JVM"): products and proper nouns, not the first word or "I", not code.
+ */
+function properNames(question: string): string[] {
+  const prose = question.replace(/`[^`]*`/g, ' ');
+  const out: string[] = [];
+  for (const m of prose.matchAll(/(?<=[\p{L}\p{N},;:)]\s+)[A-Z][\p{L}\p{N}]*(?![\w$.@/-]*[\w$])/gu)) {
+    if (m[0] === 'I' || identifiers(m[0]).length > 0) continue;
+    out.push(...terms(m[0]));
+  }
+  return out;
 }
 
 /**
@@ -761,6 +847,9 @@ function namesTopic(c: Candidate, topicTerms: Set<string>, topicIds: string[]): 
   return topicTerms.size > 0 && [...topicTerms].every((t) => c.termSet.has(t));
 }
 
+/** Where a subject turns to examples of itself: "tools such as …", "databases like …". */
+const EXAMPLES_OF = /\b(?:such\s+as|like|including|e\.g\.?|for\s+example)\b/;
+
 /** Whether a sentence defines the topic: "X is …", "X are …", "X lets you …", "X provides …". */
 export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: string[] = []): boolean {
   const plain = sentence.replace(/[`*_]/g, '').toLowerCase();
@@ -783,8 +872,11 @@ export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: 
   if (m && PASSIVE.test(plain.slice(m.index + m[0].length - (m[2]?.length ?? 0)))) return false;
   const subjectTerms = terms(subject);
   if (subjectTerms.length > topicTerms.size + 3) return false;
-  if (topicIds.some((id) => containsIdentifier(subject, id))) return true;
-  return topicTerms.size > 0 && [...topicTerms].every((t) => subjectTerms.includes(t));
+  // "Tools such as k6 or autocannon can be used …" is about tools; the topic is one example.
+  const head = subject.split(EXAMPLES_OF)[0] ?? subject;
+  if (topicIds.some((id) => containsIdentifier(head, id))) return true;
+  const headTerms = terms(head);
+  return topicTerms.size > 0 && [...topicTerms].every((t) => headTerms.includes(t));
 }
 
 interface SideKeys {
@@ -889,9 +981,13 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
   return out;
 }
 
-/** "To support other content types, use the `addContentTypeParser` API": what to do, and with what. */
+/**
+ * "To support other content types, use the `addContentTypeParser` API", "You should use
+ * `reply.elapsedTime` instead": what to do, and with what. Migration notes address the reader
+ * ("you should / can / must / need to …") where reference pages use the imperative.
+ */
 const INSTRUCTION =
-  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
+  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:you\s+(?:should|can|must|need\s+to|have\s+to)\s+(?:instead\s+)?)?(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
 
 /** A sentence that says something does not happen or cannot be done. */
 const DENIAL = /\b(?:not|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no longer)\b/;
@@ -919,6 +1015,19 @@ function withDenial(chosen: Candidate[], scored: Scored): Candidate[] {
     }
   }
   return chosen;
+}
+
+/** The first sentence that reads alone of the section a unit is in, when the section has its own heading. */
+function sectionOpening(unit: Candidate, candidates: Candidate[]): Candidate | undefined {
+  if (!unit.unit.heading) return undefined;
+  return candidates.find(
+    (c) =>
+      c.unit.kind === 'sentence' &&
+      c.sourceIndex === unit.sourceIndex &&
+      c.unit.heading === unit.unit.heading &&
+      c.sectionIndex === 0 &&
+      quality(c.unit) >= 0.6,
+  );
 }
 
 /** Whether `c` is a sentence of `anchor`'s section at most `distance` units after it. */
@@ -1069,10 +1178,16 @@ function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[
   });
 }
 
-/** A sentence that opens by pointing back at the one before it: "This may result in …", "It is …". */
-const ANAPHOR = /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case)\b/i;
+/**
+ * A sentence that opens by pointing back at the one before it: "This may result in …", "It is …",
+ * or an instruction about it: "Enable it only when …", "Use them sparingly".
+ */
+const ANAPHOR =
+  /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case|[a-z]+\s+(?:it|them)\b)/i;
 /** A list entry's name that is an identifier: `ip`, `.status(code)`, `@acme/cors`. */
 const NAME_ENTRY = /^[.A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?$/;
+/** A list entry that opens with a capitalized name and a colon: "Autocannon: An HTTP/1.1 …". */
+const GLOSSARY_ENTRY = /^[A-Z][\w.-]{1,40}:\s+\S/;
 /** A name that is a value: `true`, `false`, `null`, `undefined`. */
 const LITERAL = /^(?:true|false|null|undefined)$/;
 /** Most units between a list entry and the sentence introducing its list. */
@@ -1097,6 +1212,8 @@ function antecedentOf(c: Candidate, candidates: Candidate[]): Candidate | undefi
   // value ("`"idle"` — …", "`true` — …") is a value of what the introduction names.
   const name = NAMED_ENTRY.exec(c.unit.text)?.[1];
   if (name !== undefined && NAME_ENTRY.test(name) && !LITERAL.test(name)) return undefined;
+  // So does a glossary entry named in prose: "Autocannon: An HTTP/1.1 benchmarking tool …".
+  if (GLOSSARY_ENTRY.test(c.unit.text)) return undefined;
   // The first unit of its block: an entry of a list when a sentence ending in ":" comes shortly
   // before it, with only sentences (the list's other entries) between.
   for (let i = at - 1; i >= 0 && i >= at - MAX_LIST_REACH; i--) {

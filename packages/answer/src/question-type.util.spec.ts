@@ -23,6 +23,7 @@ describe(detectQuestionType.name, () => {
     ['How is decorateRequest different from decorateReply?', 'comparison'],
     ['Should I return the payload or call reply.send?', 'comparison'],
     ['Which is better, hooks or middleware?', 'comparison'],
+    ['Is a hook or a generic middleware faster for hot paths?', 'comparison'],
     ['and how do I reuse a schema across routes?', 'how-to'],
     ['but what is a decorator?', 'definition'],
     ['Can I use Express middleware?', 'yes-no'],

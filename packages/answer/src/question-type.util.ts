@@ -19,6 +19,9 @@ const COMPARISON_SIDES: RegExp[] = [
 /** "Should I return the payload or call reply.send?", "Which is better, A or B?": a choice between two. */
 const CHOICE =
   /^(?:should\s+(?:i|we)\s+|which\s+(?:one\s+)?(?:is\s+)?(?:better|faster|preferred|recommended)[,:]?\s+|is\s+it\s+better\s+to\s+)(.+?)\s+or\s+(.+?)[?.!]*$/i;
+/** "Is a hook or a middleware faster for …?": two things weighed by a comparative. */
+const WHICH_OF_TWO =
+  /^(?:is|are)\s+(.+?)\s+or\s+(.+?)\s+(?:better|faster|slower|safer|cheaper|simpler|preferred|recommended|more\s+\w+|less\s+\w+)\b/i;
 const COMPARISON =
   /\b(?:differences?|differ|differs|different\s+from|distinguish(?:es)?|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
 const TROUBLE =
@@ -124,7 +127,7 @@ export function analyzeQuestion(question: string): QuestionShape {
       }
     }
   }
-  const choice = CHOICE.exec(q);
+  const choice = CHOICE.exec(q) ?? WHICH_OF_TWO.exec(q);
   if (choice) {
     const a = trimSide(choice[1] ?? '');
     const b = trimSide(choice[2] ?? '');

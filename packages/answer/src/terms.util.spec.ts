@@ -25,6 +25,10 @@ describe(stem.name, () => {
 });
 
 describe(terms.name, () => {
+  it('gives "better" the term of "best", which no suffix relates it to', () => {
+    expect(terms('which platform is better')).toContain(terms('the best way')[0]);
+  });
+
   it('gives the words of one variant group one term, whole words only', () => {
     expect(terms('log lines')[0]).toBe(terms('the logger')[0]);
     expect(terms('logging')).toEqual(terms('loggers'));
@@ -61,5 +65,13 @@ describe(identifiers.name, () => {
   it('matches a flag only as a whole name', () => {
     expect(containsIdentifier('start node with --inspect-brk', '--inspect')).toBe(false);
     expect(containsIdentifier('start node with --inspect to debug', '--inspect')).toBe(true);
+  });
+
+  it('finds a name on the request object spelled req.x or request.x', () => {
+    expect(containsIdentifier('the `request.connection` property has been removed', 'req.connection')).toBe(
+      true,
+    );
+    expect(containsIdentifier('`req.hostname` would include the port', 'request.hostname')).toBe(true);
+    expect(containsIdentifier('the `request.socket` property', 'req.connection')).toBe(false);
   });
 });

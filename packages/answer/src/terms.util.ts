@@ -73,8 +73,14 @@ function wordTerms(raw: string): string[] {
  * question's "log lines" matches a page's "logger".
  */
 function termOf(lower: string): string {
-  return stem(variantHead(lower) ?? lower);
+  return IRREGULAR.get(lower) ?? stem(variantHead(lower) ?? lower);
 }
+
+/**
+ * Comparatives the suffix stripper cannot relate to their superlative: a question asks which
+ * platform is "better", the page names "the best way".
+ */
+const IRREGULAR = new Map([['better', 'best']]);
 
 const IDENTIFIER_PATTERNS = [
   /@[\w$.-]+\/[\w$.-]+/g,
@@ -112,8 +118,26 @@ export function identifiers(text: string): string[] {
   return [...found];
 }
 
-/** Whether `id` (from {@link identifiers}) occurs in `lowerText` as a whole name. */
+/**
+ * The other spelling of a name on the request object: handlers name it `req` as often as
+ * `request`, and pages use both (`req.hostname`, `request.socket`).
+ */
+function receiverAlias(id: string): string | undefined {
+  if (id.startsWith('req.')) return `request.${id.slice(4)}`;
+  if (id.startsWith('request.')) return `req.${id.slice(8)}`;
+  return undefined;
+}
+
+/**
+ * Whether `id` (from {@link identifiers}) occurs in `lowerText` as a whole name, also as
+ * `request.x` for `req.x` and the other way round.
+ */
 export function containsIdentifier(lowerText: string, id: string): boolean {
+  const alias = receiverAlias(id);
+  return containsName(lowerText, id) || (alias !== undefined && containsName(lowerText, alias));
+}
+
+function containsName(lowerText: string, id: string): boolean {
   let from = 0;
   for (;;) {
     const at = lowerText.indexOf(id, from);

@@ -26,6 +26,9 @@
 // size, and SQLite's hybrid is also measured at that size when it is smaller than the full one.
 // Recall@10 of each store's dense top-10 against exact cosine over every vector is reported.
 //
+// BENCH_TRACE_STATEMENTS=1 prints, after PGlite's hybrid passes, each SQL statement's count and
+// mean time per search (the statements' round trips, not the store's CPU, were most of it).
+//
 // Usage: node bench/retrieval/store-scale.js [--json]
 'use strict';
 const { fork } = require('node:child_process');
@@ -34,6 +37,39 @@ const net = require('node:net');
 const { availableParallelism, loadavg, tmpdir } = require('node:os');
 const path = require('node:path');
 const { pg, scratchDatabase } = require('../postgres');
+
+/** Statement timings while `statementTimes` is a Map (BENCH_TRACE_STATEMENTS=1), keyed by SQL text. */
+let statementTimes;
+if (process.env.BENCH_TRACE_STATEMENTS === '1') {
+  for (const Queryable of [pg.Client, pg.Pool]) {
+    const query = Queryable.prototype.query;
+    Queryable.prototype.query = function timedQuery(...args) {
+      const result = query.apply(this, args);
+      // A pool calls its client with a callback (no promise): timed once, at the pool.
+      if (!statementTimes || typeof result?.then !== 'function') return result;
+      const sql = typeof args[0] === 'string' ? args[0] : (args[0]?.text ?? '?');
+      const started = process.hrtime.bigint();
+      return result.then((value) => {
+        const entry = statementTimes?.get(sql) ?? { n: 0, ms: 0 };
+        entry.n++;
+        entry.ms += Number(process.hrtime.bigint() - started) / 1e6;
+        statementTimes?.set(sql, entry);
+        return value;
+      });
+    };
+  }
+}
+
+/** Prints the statements timed since `statementTimes` was set, slowest in all first, and stops timing. */
+function printStatementTimes(searches) {
+  if (!statementTimes) return;
+  process.stderr.write(`Statements during ${searches} searches (count, mean ms each, ms per search):\n`);
+  for (const [sql, { n, ms }] of [...statementTimes].sort((a, b) => b[1].ms - a[1].ms)) {
+    const text = sql.replace(/\s+/g, ' ').slice(0, 110);
+    process.stderr.write(`  ${n}\t${(ms / n).toFixed(2)}\t${(ms / searches).toFixed(2)}\t${text}\n`);
+  }
+  statementTimes = undefined;
+}
 const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 const { percentile } = require('../lib');
 const { DIM, vectorOf, queryVector } = require('./synthetic-vectors');
@@ -267,7 +303,9 @@ async function pgliteStore(copy, sqlite) {
     const chunks = await store.countChunks(1);
     noteLoad(`PGlite ${chunks}:`);
     const lexical = await latency(store, 1, 'lexical');
+    if (process.env.BENCH_TRACE_STATEMENTS === '1') statementTimes = new Map();
     const hybrid = await latency(store, 1, 'hybrid', sqlite.vectors);
+    printStatementTimes(2 * QUESTIONS.length);
     const recall = await recallAt10((q) => store.vectors.nearest(q), sqlite.exact, sqlite.vectors);
     return {
       label: 'PostgreSQL (PGlite + pgvector)',

@@ -34,10 +34,14 @@
 // questions-dev2.json (fifth answers session) is a fresh development set, written before any change
 // of that session from pages the other sets hardly use (guides, migration notes, content type
 // parsers, type providers), with a type mix close to the held-out set's; run it as set `dev2`.
+// questions-dev3.json (23 questions, written by the lead in the same session from Request, Logging,
+// Middleware, HTTP2, Testing, Errors, LTS and route options) is kept unseen: no session has tuned on
+// it. Its figures show whether the fifth session's gains carry to questions nobody tuned on; the
+// next session that needs a fresh development set may take it (and then writes another unseen one).
 //
 // Usage: node bench/answers/quality.js [--verbose] [--write-baseline] [--sets main,dev,...]
 //   --verbose         per-question failures on stderr (question, missing facts, answer start)
-//   --sets            only the sets named (main, held-out, dev, dev2, follow-ups), for quicker runs while
+//   --sets            only the sets named (main, held-out, dev, dev2, dev3, follow-ups), for quicker runs while
 //                     developing; the baseline is only written from a run of every set
 //   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
 //                     a baseline column beside the current figures.
@@ -59,6 +63,8 @@ const FOLLOWUPS = require('./followups.json');
 const DEV = require('./questions-dev.json');
 // Second development set (fifth answers session): read its failures freely too.
 const DEV2 = require('./questions-dev2.json');
+// Unseen set (see the header): not tuned on; read its failures only when taking it as the dev set.
+const DEV3 = require('./questions-dev3.json');
 const BASELINE_FILE = path.join(__dirname, 'baseline.json');
 
 const NOT_COVERED = "I couldn't find this in the documentation.";
@@ -72,7 +78,7 @@ const setsArg = process.argv[process.argv.indexOf('--sets') + 1];
 const SETS = new Set(
   process.argv.includes('--sets') && setsArg
     ? setsArg.split(',')
-    : ['main', 'held-out', 'dev', 'dev2', 'follow-ups'],
+    : ['main', 'held-out', 'dev', 'dev2', 'dev3', 'follow-ups'],
 );
 const writeBaseline = process.argv.includes('--write-baseline') && SETS.size === 5;
 
@@ -256,11 +262,13 @@ async function main() {
     const heldQs = only('held-out', HOLDOUT);
     const devQs = only('dev', DEV);
     const dev2Qs = only('dev2', DEV2);
+    const dev3Qs = only('dev3', DEV3);
     const follows = only('follow-ups', FOLLOWUPS);
     const mainReplies = await askAll(mainQs);
     const heldReplies = await askAll(heldQs);
     const devReplies = await askAll(devQs);
     const dev2Replies = await askAll(dev2Qs);
+    const dev3Replies = await askAll(dev3Qs);
     const followReplies = [];
     for (const pair of follows) {
       const first = await ask(pair.first);
@@ -272,6 +280,7 @@ async function main() {
     const held = scoreSet(heldQs, heldReplies, 'held-out');
     const dev = scoreSet(devQs, devReplies, 'dev');
     const dev2 = scoreSet(dev2Qs, dev2Replies, 'dev2');
+    const dev3 = scoreSet(dev3Qs, dev3Replies, 'dev3');
 
     const scoreFollow = (heldout) => {
       let n = 0;
@@ -340,7 +349,7 @@ async function main() {
       sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
       best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
     };
-    figures = { main, heldout: held, dev, dev2, followups: follow, relevance };
+    figures = { main, heldout: held, dev, dev2, dev3, followups: follow, relevance };
 
     // ---- report ----
     const when = base ? `baseline written ${base.date}` : 'no baseline yet';
@@ -368,6 +377,10 @@ async function main() {
       `\n### Second development set (${DEV2.length} questions, bench/answers/questions-dev2.json, written before the fifth answers session's changes)\n`,
     );
     printSetTable(dev2, base?.dev2);
+    console.log(
+      `\n### Unseen set (${DEV3.length} questions, bench/answers/questions-dev3.json, written 2026-11-26 and not tuned on)\n`,
+    );
+    printSetTable(dev3, base?.dev3);
 
     console.log(`\n### Follow-ups (${FOLLOWUPS.length} two-turn pairs, bench/answers/followups.json)\n`);
     console.log(

@@ -426,6 +426,24 @@ export function describeChunkStoreContract(
       );
 
       it(
+        "does not search a question's frame ('good for') as its topic",
+        async () => {
+          const chunks = [
+            'Principles: a good developer experience. Good defaults, good errors and good types make a good framework.',
+            'Type providers infer the types of a route from its schema, so handlers need no hand-written types. Providers exist for several schema libraries.',
+            'Routes declare a method, a URL and a handler.',
+          ].map((content, i) => contractDraft(content, i));
+          await store.replaceSources([input(p2, 'principles.md', chunks)]);
+          const first = async (text: string) =>
+            (await store.search({ projectId: p2, text, topK: 3, mode: 'lexical' }))[0]!.content;
+          // "good" as a word of the question ranks the page of good things first; in the frame it is left out.
+          expect(await first('What are type providers good at?')).toMatch(/^Principles/);
+          expect(await first('What are type providers good for?')).toMatch(/^Type providers/);
+        },
+        t,
+      );
+
+      it(
         'searches the context of a question made of stop words only',
         async () => {
           const hits = await store.search({

@@ -21,6 +21,7 @@ import {
   rankRelevance,
   splitProseAndCode,
   coverageOf,
+  withOpeningSlot,
   stemsFound,
   weighStems,
   type LexicalHit,
@@ -376,7 +377,7 @@ export class PostgresChunkStore implements ChunkStore {
     const { raw, plan } = ranked;
     const top = [...raw].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, pool);
     const rows = await this.hitRows(top.map(([id]) => id));
-    return rows
+    const scored = rows
       .map((r) => {
         const score = raw.get(r.id) ?? 0;
         const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
@@ -386,9 +387,12 @@ export class PostgresChunkStore implements ChunkStore {
         const rank = score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverageOf(plan.shares, found));
         return { hit: toHit(r, lexicalRelevance(score, coverageOf(plan.weights, found))), rank };
       })
-      .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
-      .slice(0, query.topK)
-      .map((r) => ({ ...r.hit, rankRelevance: rankRelevance(r.rank) }));
+      .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId);
+    // A definition's search leads with its topic's page (SearchQuery.topic): no opening is given a place.
+    return withOpeningSlot(scored, query.topK, query.topic ? new Map() : plan.shares).map((r) => ({
+      ...r.hit,
+      rankRelevance: rankRelevance(r.rank),
+    }));
   }
 
   /**

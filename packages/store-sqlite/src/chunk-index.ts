@@ -16,6 +16,7 @@ import { ftsInserter, projectMatch, textMatch } from './fts-document';
 import { FtsTotals } from './fts-totals';
 import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
 import { coverageOf, matchTerms, prunedMatchExpression, queryStems, stemsFound } from './fts-query';
+import { withOpeningSlot } from './section-openings';
 import { metadataWhereSql } from './metadata-filter';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
 import { SqliteVectorIndex } from './vector-index';
@@ -462,10 +463,12 @@ export class SqliteChunkIndex implements ChunkStore {
       })
       .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId);
     if (query.topic) this.withTopicLeads(query.projectId, query.topic, plan, ranked);
-    return ranked
-      .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId)
-      .slice(0, query.topK)
-      .map((r) => ({ ...r.hit, rankRelevance: rankRelevance(r.rank) }));
+    ranked.sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId);
+    // A definition's search leads with its topic's page (SearchQuery.topic): no opening is given a place.
+    return withOpeningSlot(ranked, query.topK, query.topic ? new Map() : plan.shares).map((r) => ({
+      ...r.hit,
+      rankRelevance: rankRelevance(r.rank),
+    }));
   }
 
   /**

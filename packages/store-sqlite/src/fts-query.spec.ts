@@ -25,6 +25,20 @@ describe(matchTerms.name, () => {
     expect(matchTerms("Set 'type' to 'text'")).toEqual(['"set"', '"type"', '"text"']);
   });
 
+  it("leaves out the question's frame: what it is good for, whether there is a way, how to find out", () => {
+    expect(matchTerms('What are type providers good for?')).toEqual(['"type"', '"providers"']);
+    expect(matchTerms('Is there a way to find out whether a response was sent?')).toEqual([
+      '"whether"',
+      '"response"',
+      '"sent"',
+    ]);
+    expect(matchTerms("What's the best way to stop a route, and what happens then?")).toEqual([
+      '"stop"',
+      '"route"',
+    ]);
+    expect(queryStems('What is the decorators API used for?')).toEqual(['decor', 'api']);
+  });
+
   it('leaves out what the question excludes, fillers and all', () => {
     expect(matchTerms('How can I test my routes without actually listening on a port?')).toEqual([
       '"test"',

@@ -2,6 +2,7 @@ export * from './chunk-index';
 export * from './data-source';
 export * from './entities';
 export * from './fts-query';
+export * from './section-openings';
 export * from './metadata-filter';
 export * from './request-records';
 export * from './migrations';

@@ -392,6 +392,58 @@ export function describeChunkStoreContract(
       );
 
       it(
+        'gives the last place to a section whose opening says what the question asks, when passages sharing more of its words rank above it',
+        async () => {
+          const filler = 'The server keeps a queue of pending work and drains it in order before it stops.';
+          const chunks = [
+            ...[0, 1, 2, 3].map((i) =>
+              contractDraft(
+                `Reply notes ${i}: a reply already sent is sent again when the reply is retried; sent replies are already logged.`,
+                i,
+              ),
+            ),
+            contractDraft(
+              `### \`.sent\`\n\nTells whether the reply was already sent.\n\n${filler} ${filler} ${filler}`,
+              4,
+            ),
+            ...[5, 6, 7].map((i) => contractDraft(`Queue notes ${i}: ${filler} A reply waits.`, i)),
+          ];
+          await store.replaceSources([input(p2, 'reply.md', chunks)]);
+          const ask = (topK: number) =>
+            store.search({ projectId: p2, text: 'Was the reply already sent?', topK, mode: 'lexical' });
+          const opening = (hits: SearchHit[]) => hits.findIndex((h) => h.content.startsWith('### `.sent`'));
+          // Ranked by its words alone, the section comes after the four notes.
+          expect(opening(await ask(10))).toBe(4);
+          const three = await ask(3);
+          expect(three).toHaveLength(3);
+          expect(opening(three)).toBe(2);
+          expect(three.slice(0, 2).map((h) => h.content.slice(0, 14))).toEqual([
+            'Reply notes 0:',
+            'Reply notes 1:',
+          ]);
+        },
+        t,
+      );
+
+      it(
+        "does not search a question's frame ('good for') as its topic",
+        async () => {
+          const chunks = [
+            'Principles: a good developer experience. Good defaults, good errors and good types make a good framework.',
+            'Type providers infer the types of a route from its schema, so handlers need no hand-written types. Providers exist for several schema libraries.',
+            'Routes declare a method, a URL and a handler.',
+          ].map((content, i) => contractDraft(content, i));
+          await store.replaceSources([input(p2, 'principles.md', chunks)]);
+          const first = async (text: string) =>
+            (await store.search({ projectId: p2, text, topK: 3, mode: 'lexical' }))[0]!.content;
+          // "good" as a word of the question ranks the page of good things first; in the frame it is left out.
+          expect(await first('What are type providers good at?')).toMatch(/^Principles/);
+          expect(await first('What are type providers good for?')).toMatch(/^Type providers/);
+        },
+        t,
+      );
+
+      it(
         'searches the context of a question made of stop words only',
         async () => {
           const hits = await store.search({

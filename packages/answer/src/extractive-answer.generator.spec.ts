@@ -489,6 +489,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('maximum payload size');
     });
 
+    it('opens an answer to "how long …?" with the sentence that states the amount', async () => {
+      const content = [
+        '## Support',
+        '',
+        'The release notes of every Tidepool release are published on the release page of the project.',
+        'A major release is supported for a minimum period of six months after it is published.',
+        'Security fixes of a release are reviewed by the maintainers.',
+      ].join('\n');
+      const text = await answer('How long is a Tidepool major release supported after it is published?', [
+        page(1, 'Support', 'support', content),
+      ]);
+      expect(text).toMatch(/^A major release is supported for a minimum period of six months/);
+    });
+
     it('quotes no example from a page that none of the chosen sentences come from', async () => {
       const guide =
         '## Enable TLS\n\nSet the `https` option to an object with your key and certificate to serve over TLS.';

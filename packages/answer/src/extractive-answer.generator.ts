@@ -76,6 +76,13 @@ const BOILERPLATE =
   /^(?:see|check|refer to|read more|for more (?:info|information|details)|click|the following|as follows|for example[:,]?$|example:?$|note:?$)|\b(?:see|check) (?:here|below|above|the docs?)\b/i;
 const ASKS_DEFAULT = /\bdefaults?\b|\bby default\b/i;
 const ASKS_HOW = /\b(?:how|example|examples|snippet|syntax|show me|write|configure|set ?up|install)\b/i;
+/** "How long …?", "How many …?": the answer is an amount. */
+const ASKS_AMOUNT = /\bhow\s+(?:long|many|much|big|large|small|often|old|far|soon)\b/i;
+/** A sentence that states an amount: a figure, or a number word with a unit ("six months"). */
+const STATES_AMOUNT =
+  /\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million)\s+(?:ms|milliseconds?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|bytes?|characters?|requests?|times)\b/i;
+/** Score factor of a sentence stating an amount when the question asks how long, many, much …. */
+const AMOUNT_FACTOR = 1.5;
 
 /** Share of its weight a term of the conversation's topic (AnswerRequest.context) carries. */
 const CONTEXT_SHARE = 0.35;
@@ -686,6 +693,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
 
     const manyTerms = queryTerms.length + queryIds.length >= 3;
     const asksDefault = ASKS_DEFAULT.test(question);
+    const asksAmount = ASKS_AMOUNT.test(question);
     const headingFits = new Map<string, number>();
     const partial: Scored = { candidates, weights, ids: queryIds, idWeight, total, coverage: 0 };
     for (const c of candidates) {
@@ -725,6 +733,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       }
       // "Default: `72000`" under the option's heading answers "what is the default …?".
       const defaults = asksDefault && /^default\b/i.test(c.unit.text) && fit >= 0.3 ? 2 : 1;
+      // "How long is a major release supported?" is answered by "… for six months …", not by a
+      // sentence sharing more of its words ("The release date … can be found at …").
+      const amount =
+        asksAmount && c.unit.kind === 'sentence' && STATES_AMOUNT.test(c.unit.text) ? AMOUNT_FACTOR : 1;
       c.score =
         c.relevance *
         quality(c.unit) *
@@ -733,6 +745,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         (1 + 0.25 * sourceScore + 0.25 * rank) *
         (1 + 0.5 * fit) *
         defaults *
+        amount *
         (negated.size > 0 && avoids(c, negated) ? NEGATED_FACTOR : 1);
     }
     return { candidates, weights, ids: queryIds, idWeight, total, coverage };

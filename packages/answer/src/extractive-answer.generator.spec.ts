@@ -489,6 +489,23 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('maximum payload size');
     });
 
+    it("compares two names the page defines with each one's own entry", async () => {
+      const content = [
+        '## Request',
+        '',
+        '- `peer` - The address of the client, read from the socket (or from the Via header when `proxyMode` is on).',
+        '- `peers` - A list of addresses from the Via header (only when `proxyMode` is on).',
+        '- `route` - The matched route.',
+        '',
+        '> Note: `request.peer`, `request.peers` and `request.route` come from request metadata and are read-only.',
+      ].join('\n');
+      const text = await answer("request.peer vs request.peers, what's the difference?", [
+        page(1, 'Request', 'request', content),
+      ]);
+      expect(text).toMatch(/^`peer` - The address of the client/);
+      expect(text).toContain('`peers` - A list of addresses from the Via header');
+    });
+
     it('opens an answer to "how long …?" with the sentence that states the amount', async () => {
       const content = [
         '## Support',

@@ -527,6 +527,16 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       c.score *
       ((c.unit.text.match(/,/g)?.length ?? 0) >= 4 ? 0.4 : 1) *
       (CONTRAST.test(c.unit.text) ? 1.3 : 1);
+    // Two names the pages define each ("`ip` - The IP address … taken from …", "`ips` - An array
+    // …") differ in what those definitions say: each side's own entry, then a sentence naming both.
+    const defined = [a, b].map((side) =>
+      side.ids[0] ? definitionOf(scored.candidates, side.ids[0]) : undefined,
+    );
+    const [defA, defB] = defined;
+    if (defA && defB && defA !== defB) {
+      const both = sentences.filter((c) => names(c, a) && names(c, b)).sort((x, y) => weight(y) - weight(x));
+      return arrange([defA, defB, ...both.slice(0, 1)], undefined, defA);
+    }
     const both = sentences.filter((c) => names(c, a) && names(c, b)).sort((x, y) => weight(y) - weight(x));
     const bestOf = (side: SideKeys): Candidate | undefined =>
       sentences.filter((c) => names(c, side)).sort((x, y) => y.score - x.score)[0];

@@ -506,6 +506,21 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('`peers` - A list of addresses from the Via header');
     });
 
+    it('adds the definition of the name a problem report is about, whose condition explains it', async () => {
+      const content = [
+        '## Request',
+        '',
+        '- `peer` - The address of the client, read from the socket.',
+        '- `peers` - A list of addresses from the Via header (only when `proxyMode` is on).',
+        '',
+        '> Note: `request.peer`, `request.peers` and `request.route` come from request metadata and are read-only.',
+      ].join('\n');
+      const text = await answer('request.peers is always undefined in my handler', [
+        page(1, 'Request', 'request', content),
+      ]);
+      expect(text).toContain('(only when `proxyMode` is on)');
+    });
+
     it('opens an answer to "how long …?" with the sentence that states the amount', async () => {
       const content = [
         '## Support',

@@ -283,6 +283,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (shape.type === 'yes-no') chosen = withDenial(chosen, scored);
     if (context) chosen = ownWordsFirst(chosen);
     else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
+    else if (shape.type === 'troubleshooting')
+      chosen = withNamedDefinition(chosen, scored.candidates, scored.ids);
     return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
   }
 
@@ -1157,6 +1159,21 @@ function namedDefinitionFirst(chosen: Candidate[], candidates: Candidate[], ids:
     if (!def) continue;
     if (chosen[0] === def) return chosen;
     return [def, ...chosen.filter((c) => c !== def)];
+  }
+  return chosen;
+}
+
+/**
+ * A problem report about a name ("request.ips is always undefined") is often answered by the
+ * condition in its definition ("`ips` - … (only when `trustProxy` is enabled)"): the definition
+ * follows the cause the chosen sentences give, unless they already include it.
+ */
+function withNamedDefinition(chosen: Candidate[], candidates: Candidate[], ids: string[]): Candidate[] {
+  for (const id of ids) {
+    const def = definitionOf(candidates, id);
+    if (!def) continue;
+    if (chosen.includes(def)) return chosen;
+    return [...chosen.slice(0, 1), def, ...chosen.slice(1)];
   }
   return chosen;
 }

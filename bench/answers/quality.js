@@ -38,10 +38,14 @@
 // Middleware, HTTP2, Testing, Errors, LTS and route options) was unseen while both of that session's
 // helpers worked (0.70 before and after them, as held-out did not move); the lead then read its
 // failures and tuned three rules on it (0.85), so it is a development set now, like dev and dev2.
+// questions-dev4.json (21 questions from Routes, Reply and the application hooks, written at the end
+// of that session) is UNSEEN: its failures are not printed, as held-out's are not, and no session
+// has read them. A session that needs a fresh development set takes it (removing it from UNSEEN
+// below) and writes the next unseen one before changing anything.
 //
 // Usage: node bench/answers/quality.js [--verbose] [--write-baseline] [--sets main,dev,...]
 //   --verbose         per-question failures on stderr (question, missing facts, answer start)
-//   --sets            only the sets named (main, held-out, dev, dev2, dev3, follow-ups), for quicker runs while
+//   --sets            only the sets named (main, held-out, dev, dev2, dev3, dev4, follow-ups), for quicker runs while
 //                     developing; the baseline is only written from a run of every set
 //   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
 //                     a baseline column beside the current figures.
@@ -65,6 +69,9 @@ const DEV = require('./questions-dev.json');
 const DEV2 = require('./questions-dev2.json');
 // Third development set (see the header).
 const DEV3 = require('./questions-dev3.json');
+// Unseen set (see the header): only its figures are printed.
+const DEV4 = require('./questions-dev4.json');
+const UNSEEN = new Set(['held-out', 'dev4']);
 const BASELINE_FILE = path.join(__dirname, 'baseline.json');
 
 const NOT_COVERED = "I couldn't find this in the documentation.";
@@ -78,7 +85,7 @@ const setsArg = process.argv[process.argv.indexOf('--sets') + 1];
 const SETS = new Set(
   process.argv.includes('--sets') && setsArg
     ? setsArg.split(',')
-    : ['main', 'held-out', 'dev', 'dev2', 'dev3', 'follow-ups'],
+    : ['main', 'held-out', 'dev', 'dev2', 'dev3', 'dev4', 'follow-ups'],
 );
 const writeBaseline = process.argv.includes('--write-baseline') && SETS.size === 5;
 
@@ -168,8 +175,8 @@ function scoreSet(questions, replies, label) {
       invented: nc.invented,
     },
   };
-  // Held-out failures are never printed: reading them would be tuning on the held-out set.
-  if (verbose && !label.includes('held-out')) {
+  // Held-out and unseen failures are never printed: reading them would be tuning on those sets.
+  if (verbose && !UNSEEN.has(label)) {
     console.error(`\n# failures, ${label} (${failures.length})`);
     for (const f of failures)
       console.error(`- ${f.q}\n    ${f.why}\n    answer: ${JSON.stringify(String(f.text).slice(0, 160))}`);
@@ -263,12 +270,14 @@ async function main() {
     const devQs = only('dev', DEV);
     const dev2Qs = only('dev2', DEV2);
     const dev3Qs = only('dev3', DEV3);
+    const dev4Qs = only('dev4', DEV4);
     const follows = only('follow-ups', FOLLOWUPS);
     const mainReplies = await askAll(mainQs);
     const heldReplies = await askAll(heldQs);
     const devReplies = await askAll(devQs);
     const dev2Replies = await askAll(dev2Qs);
     const dev3Replies = await askAll(dev3Qs);
+    const dev4Replies = await askAll(dev4Qs);
     const followReplies = [];
     for (const pair of follows) {
       const first = await ask(pair.first);
@@ -281,6 +290,7 @@ async function main() {
     const dev = scoreSet(devQs, devReplies, 'dev');
     const dev2 = scoreSet(dev2Qs, dev2Replies, 'dev2');
     const dev3 = scoreSet(dev3Qs, dev3Replies, 'dev3');
+    const dev4 = scoreSet(dev4Qs, dev4Replies, 'dev4');
 
     const scoreFollow = (heldout) => {
       let n = 0;
@@ -349,7 +359,7 @@ async function main() {
       sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
       best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
     };
-    figures = { main, heldout: held, dev, dev2, dev3, followups: follow, relevance };
+    figures = { main, heldout: held, dev, dev2, dev3, dev4, followups: follow, relevance };
 
     // ---- report ----
     const when = base ? `baseline written ${base.date}` : 'no baseline yet';
@@ -381,6 +391,10 @@ async function main() {
       `\n### Third development set (${DEV3.length} questions, bench/answers/questions-dev3.json, unseen until the end of the session that wrote it)\n`,
     );
     printSetTable(dev3, base?.dev3);
+    console.log(
+      `\n### Unseen set (${DEV4.length} questions, bench/answers/questions-dev4.json, failures never printed)\n`,
+    );
+    printSetTable(dev4, base?.dev4);
 
     console.log(`\n### Follow-ups (${FOLLOWUPS.length} two-turn pairs, bench/answers/followups.json)\n`);
     console.log(

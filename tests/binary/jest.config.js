@@ -3,4 +3,5 @@ module.exports = {
   ...require('../../jest.preset.js'),
   testRegex: 'test/.*\\.e2e-spec\\.ts$',
   testTimeout: 120_000,
+  globalSetup: '<rootDir>/test/report-skips.js',
 };

@@ -63,7 +63,7 @@ function netnsUnavailable() {
   }
 }
 
-module.exports = async function reportSkips() {
+async function reportSkips() {
   const skipped = [];
   // Read by postgres.e2e-spec and store-copy.e2e-spec (unset: the server is unreachable and the suite is skipped).
   delete process.env.KBQA_TEST_POSTGRES_SERVER;
@@ -109,4 +109,8 @@ module.exports = async function reportSkips() {
     );
   }
   for (const line of skipped) process.stdout.write(`\nkbqa tests: ${line}\n`);
-};
+}
+
+module.exports = reportSkips;
+// tests/binary's globalSetup asks the same question of the same server.
+module.exports.postgresUnreachable = postgresUnreachable;

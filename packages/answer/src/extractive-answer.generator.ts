@@ -282,9 +282,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       chosen = this.withExample(withInstruction(chosen, scored.candidates), scored);
     if (shape.type === 'yes-no') chosen = withDenial(chosen, scored);
     if (context) chosen = ownWordsFirst(chosen);
-    else if (NAME_FIRST.has(shape.type)) chosen = namedDefinitionFirst(chosen, scored.candidates, scored.ids);
+    else if (NAME_FIRST.has(shape.type))
+      chosen = withNamedDefinition(chosen, scored.candidates, scored.ids, 0);
     else if (shape.type === 'troubleshooting')
-      chosen = withNamedDefinition(chosen, scored.candidates, scored.ids);
+      chosen = withNamedDefinition(chosen, scored.candidates, scored.ids, 1);
     return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
   }
 
@@ -531,15 +532,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       (CONTRAST.test(c.unit.text) ? 1.3 : 1);
     // Two names the pages define each ("`ip` - The IP address … taken from …", "`ips` - An array
     // …") differ in what those definitions say: each side's own entry, then a sentence naming both.
-    const defined = [a, b].map((side) =>
+    const both = sentences.filter((c) => names(c, a) && names(c, b)).sort((x, y) => weight(y) - weight(x));
+    const [defA, defB] = [a, b].map((side) =>
       side.ids[0] ? definitionOf(scored.candidates, side.ids[0]) : undefined,
     );
-    const [defA, defB] = defined;
-    if (defA && defB && defA !== defB) {
-      const both = sentences.filter((c) => names(c, a) && names(c, b)).sort((x, y) => weight(y) - weight(x));
-      return arrange([defA, defB, ...both.slice(0, 1)], undefined, defA);
-    }
-    const both = sentences.filter((c) => names(c, a) && names(c, b)).sort((x, y) => weight(y) - weight(x));
+    if (defA && defB && defA !== defB) return arrange([defA, defB, ...both.slice(0, 1)], undefined, defA);
     const bestOf = (side: SideKeys): Candidate | undefined =>
       sentences.filter((c) => names(c, side)).sort((x, y) => y.score - x.score)[0];
     const lead = both[0];
@@ -1149,31 +1146,25 @@ const ENTRY_NAME = /^(?:\|\s*)?`([^`\n]{1,60})`\s*(?:[-\u2013\u2014:|;]|$)/;
 
 /**
  * A question that names an option, method or flag (`bodyLimit`, `reply.hijack()`, `--inspect`)
- * asks about that thing whatever its type ("why does `request.ip` show the proxy?", "how do I use
- * `reply.hijack()`?"), and the reader must first see what it is. The sentence defining the first
- * such name that the sources define opens the answer; the chosen sentences follow.
+ * asks about that thing whatever its type ("how do I use `reply.hijack()`?"), and the reader must
+ * see what it is: the sentence defining the first such name that the sources define. A how-to
+ * opens with it (`at` 0; moved to the front if chosen elsewhere); a problem report ("request.ips
+ * is always undefined") keeps its cause first and, unless already chosen, follows it with the
+ * definition (`at` 1), whose condition ("`ips` - … (only when `trustProxy` is enabled)") is often
+ * the answer.
  */
-function namedDefinitionFirst(chosen: Candidate[], candidates: Candidate[], ids: string[]): Candidate[] {
+function withNamedDefinition(
+  chosen: Candidate[],
+  candidates: Candidate[],
+  ids: string[],
+  at: 0 | 1,
+): Candidate[] {
   for (const id of ids) {
     const def = definitionOf(candidates, id);
     if (!def) continue;
-    if (chosen[0] === def) return chosen;
-    return [def, ...chosen.filter((c) => c !== def)];
-  }
-  return chosen;
-}
-
-/**
- * A problem report about a name ("request.ips is always undefined") is often answered by the
- * condition in its definition ("`ips` - … (only when `trustProxy` is enabled)"): the definition
- * follows the cause the chosen sentences give, unless they already include it.
- */
-function withNamedDefinition(chosen: Candidate[], candidates: Candidate[], ids: string[]): Candidate[] {
-  for (const id of ids) {
-    const def = definitionOf(candidates, id);
-    if (!def) continue;
-    if (chosen.includes(def)) return chosen;
-    return [...chosen.slice(0, 1), def, ...chosen.slice(1)];
+    if (at === 0 ? chosen[0] === def : chosen.includes(def)) return chosen;
+    const rest = chosen.filter((c) => c !== def);
+    return [...rest.slice(0, at), def, ...rest.slice(at)];
   }
   return chosen;
 }

@@ -200,7 +200,7 @@ export class PostgresVectorStore implements VectorStore {
 
   /**
    * {@link nearest}, and in the same statement the exact similarities of other chunks to the same
-   * vector (hybrid search's lexical candidates), as {@link similarities} would give them. The
+   * vector (hybrid search's lexical candidates; chunks without a vector are absent). The
    * search runs as one round trip: the attached embedder and the table are only read when the
    * statement fails, to say why (each read cost a round trip a search, about a third of hybrid's
    * time on PGlite).

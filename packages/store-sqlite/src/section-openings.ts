@@ -73,13 +73,14 @@ export function openingCoverage(shares: ReadonlyMap<string, number>, content: st
  * none for a definition's search, which leads with the topic's page (SearchQuery.topic): 0.66,
  * answers unchanged.
  */
-export function withOpeningSlot<T extends { hit: { content: string; documentId: number }; rank: number }>(
+export function withOpeningSlot<T extends { hit: { content: string }; rank: number }>(
   ranked: readonly T[],
   topK: number,
   shares: ReadonlyMap<string, number>,
 ): T[] {
   const top = ranked.slice(0, topK);
-  if (topK < OPENING_SLOT_FROM || ranked.length <= topK) return top;
+  // No stems to weigh (a definition's search passes none): no opening can reach the minimum.
+  if (topK < OPENING_SLOT_FROM || ranked.length <= topK || shares.size === 0) return top;
   let best = -1;
   let bestScore = 0;
   ranked.forEach((r, i) => {

@@ -586,6 +586,61 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To read other formats, use the `addBodyReader` API or an existing plugin [1].');
     });
 
+    it('follows a described surprise with the pointer to the option that changes it', async () => {
+      const content = [
+        '## Mounting at the root of a prefix',
+        '',
+        'The `/` route behaves differently depending on whether the mount prefix ends with `/`.',
+        'With a prefix `/shop/`, a `/` route matches only `/shop/`. With a prefix `/shop`, it matches both.',
+        '',
+        'See the `mountTrailingSlash` route option above to change this behavior.',
+      ].join('\n');
+      const text = await answer('My mounted / route answers on /shop but not on /shop/', [
+        page(1, 'Routes', 'routes', content),
+      ]);
+      expect(text).toContain('See the `mountTrailingSlash` route option above to change this behavior [1].');
+    });
+
+    it('reads "my hook throws" as the error the page describes', async () => {
+      const content = [
+        '## onBoot',
+        '',
+        'Triggered when the server starts accepting requests. The hooks run one after another.',
+        'If a hook function causes an error, it is logged and ignored, and the next hook runs.',
+        'Hook functions receive a callback, `done`, to call when they are finished, and they may also return a promise.',
+        'This hook does not run when the server is started by the test helper.',
+      ].join('\n');
+      const text = await answer('If one of my onBoot hooks throws, does the server stop?', [
+        page(1, 'Hooks', 'hooks', content),
+      ]);
+      expect(text).toContain('it is logged and ignored');
+    });
+
+    it("compares two hooks with the one's own entry continued past an opening it shares", async () => {
+      const hooks = [
+        '### preStop',
+        '',
+        'Triggered when `server.stop()` is called. At this point new requests are refused, but requests in progress still run.',
+        '',
+        '### Other hooks',
+        '',
+        'Hooks can be added to any plugin.',
+      ].join('\n');
+      const lifecycle = [
+        '## Shutdown',
+        '',
+        'When `server.stop()` is called, the server runs the `preStop` hooks, drains connections, then runs the `onStop` hooks.',
+      ].join('\n');
+      const text = await answer('preStop vs onStop: when does each one run?', [
+        page(1, 'Hooks', 'hooks', hooks),
+        page(2, 'Lifecycle', 'lifecycle', lifecycle),
+      ]);
+      expect(text).toContain('runs the `preStop` hooks, drains connections');
+      expect(text).toContain(
+        'At this point new requests are refused, but requests in progress still run [1].',
+      );
+    });
+
     it('follows a described problem with the "To make it work," step that names a value in code', async () => {
       const content = [
         '## Containers',

@@ -84,6 +84,20 @@ const STATES_AMOUNT =
 /** Score factor of a sentence stating an amount when the question asks how long, many, much …. */
 const AMOUNT_FACTOR = 1.5;
 
+/**
+ * What a reader says happened and the word pages use for it: "my hook throws" is "If a hook
+ * function causes an error, it is logged and ignored". Not the same thing (a page about errors is
+ * not about throwing), so a sentence with the page's word gets {@link RELATED_SHARE} of the
+ * reader's word's weight, and only in scoring sentences, not in judging coverage. Stems.
+ */
+const RELATED = new Map<string, string[]>([
+  ['throw', ['error', 'exception']],
+  ['thrown', ['error', 'exception']],
+  ['crash', ['error', 'exception']],
+  ['exception', ['error']],
+]);
+const RELATED_SHARE = 0.6;
+
 /** Share of its weight a term of the conversation's topic (AnswerRequest.context) carries. */
 const CONTEXT_SHARE = 0.35;
 
@@ -536,12 +550,21 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const [defA, defB] = [a, b].map((side) =>
       side.ids[0] ? definitionOf(scored.candidates, side.ids[0]) : undefined,
     );
-    if (defA && defB && defA !== defB) return arrange([defA, defB, ...both.slice(0, 1)], undefined, defA);
+    if (defA && defB && defA !== defB)
+      return arrange(
+        [...definedAs(defA, scored.candidates), ...definedAs(defB, scored.candidates), ...both.slice(0, 1)],
+        undefined,
+        defA,
+      );
     const bestOf = (side: SideKeys): Candidate | undefined =>
       sentences.filter((c) => names(c, side)).sort((x, y) => y.score - x.score)[0];
     const lead = both[0];
     const chosen: Candidate[] = [];
     if (lead) this.fill(chosen, both.slice(0, 2), 0);
+    // One side's own entry, when only one is among the sources ("preClose vs onClose" with the
+    // `preClose` section but not `onClose`'s): what that side is, beside what names both.
+    const own = defA ?? defB;
+    if (own && lead && !chosen.includes(own)) chosen.push(...definedAs(own, scored.candidates));
     // What the sentence naming both goes on to say in its paragraph or list entry is why ("Prefer
     // hooks over generic middleware. Middleware adapters work, but native integrations are
     // typically better …"), when it still names a side.
@@ -714,6 +737,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
           body += w;
           distinct++;
         } else if (c.headingTerms.has(t)) matched += 0.5 * w;
+        else if (RELATED.get(t)?.some((r) => c.termSet.has(r))) {
+          body += RELATED_SHARE * w;
+          distinct++;
+        }
       }
       for (const id of queryIds) {
         if (containsIdentifier(c.lower, id)) {
@@ -1063,9 +1090,19 @@ function followsWithin(anchor: Candidate, c: Candidate, distance: number): boole
   );
 }
 
+/**
+ * A pointer to what changes the behaviour just described: "See the `prefixTrailingSlash` route
+ * option above to change this behavior.", "This can be disabled with the `X` option". Pages close
+ * a section that explains a surprise with it; it is the fix a problem report asks for.
+ */
+const REMEDY =
+  /^(?:see|check|use)\b[^.]{0,80}?\bto\s+(?:change|alter|customi[sz]e|control|configure|disable|enable|override|avoid|turn\s+off)\s+(?:this|that|the|it)\b|\b(?:this|it|that|the\s+\w+)\s+(?:behaviou?r\s+)?(?:can|may)\s+be\s+(?:changed|configured|customi[sz]ed|disabled|enabled|overridden|controlled|turned\s+off)\s+(?:with|by|through|via|using)\b/i;
+
 /** An instruction that names what to write: an API, or anything in inline code (`0.0.0.0`). */
 function instructsWithCode(c: Candidate): boolean {
-  if (c.unit.kind !== 'sentence' || !INSTRUCTION.test(c.unit.text.replace(/[`*_]/g, ''))) return false;
+  if (c.unit.kind !== 'sentence') return false;
+  const plain = c.unit.text.replace(/[`*_]/g, '');
+  if (!INSTRUCTION.test(plain) && !REMEDY.test(plain)) return false;
   return identifiers(c.unit.text).length > 0 || /`[^`\n]+`/.test(c.unit.text);
 }
 
@@ -1133,6 +1170,19 @@ function definitionOf(candidates: Candidate[], id: string): Candidate | undefine
   }
   return entry;
 }
+
+/**
+ * A name's defining sentence and, when that is a short opening ("Triggered when `fastify.close()`
+ * is invoked to stop the server."), the next sentence of its section, which says what sets the
+ * name apart: two hooks can open with the same words.
+ */
+function definedAs(def: Candidate, candidates: Candidate[]): Candidate[] {
+  if (def.unit.text.length > SHORT_DEFINITION) return [def];
+  const next = candidates.find((c) => followsWithin(def, c, 1) && quality(c.unit) >= 0.6);
+  return next ? [def, next] : [def];
+}
+/** Longest defining sentence that {@link definedAs} continues. */
+const SHORT_DEFINITION = 100;
 
 /**
  * Question types where a name the question uses is best introduced first. A definition or an

@@ -19,6 +19,7 @@ describe(detectQuestionType.name, () => {
     ['I get FST_ERR_CTP_BODY_TOO_LARGE when posting a file', 'troubleshooting'],
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
     ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
+    ['my mounted / route answers on /shop but not on /shop/', 'troubleshooting'],
     ['Should I use hooks instead of middleware?', 'comparison'],
     ['How is decorateRequest different from decorateReply?', 'comparison'],
     ['Should I return the payload or call reply.send?', 'comparison'],

@@ -45,8 +45,11 @@ const HOW_TO =
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
 const DEFINITION =
   /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for|promise|guarantee|offer|provide|cover|contain|include|hold|represent))\s*[?.!]*$/i;
-/** "…instead of…", "…rather than…": with a verb before it, something happened in place of another. */
-const SYMPTOM = /\b(?:instead\s+of|rather\s+than)\b/i;
+/**
+ * "…instead of…", "…rather than…", "… but not …": with a verb before it, something happened in
+ * place of another, or only in one of two cases ("my / route answers on /a but not on /a/").
+ */
+const SYMPTOM = /\b(?:instead\s+of|rather\s+than|but\s+not)\b/i;
 /** How a question (as opposed to a statement) opens. */
 const ASKS =
   /^(?:what|which|who|whom|whose|when|where|why|how|is|are|can|could|does|do|did|should|will|would|was|were|has|have|may|must|use|choose|pick|prefer|compare)\b/i;

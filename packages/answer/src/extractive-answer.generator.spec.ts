@@ -586,6 +586,20 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To read other formats, use the `addBodyReader` API or an existing plugin [1].');
     });
 
+    it('opens a how-to with the sentence before its lead that names what to use', async () => {
+      const content = [
+        '## Hooks in plugins',
+        '',
+        'Hooks added inside a plugin only run for its own routes.',
+        '',
+        'Another way is to use the onMount hook to adjust routes from inside the plugin. Every time a new route is mounted, you can read and change its settings.',
+      ].join('\n');
+      const text = await answer('How can I get notified every time a route is mounted?', [
+        page(1, 'Plugins', 'plugins', content),
+      ]);
+      expect(text).toMatch(/^Another way is to use the onMount hook/);
+    });
+
     it('follows a described surprise with the pointer to the option that changes it', async () => {
       const content = [
         '## Mounting at the root of a prefix',

@@ -292,6 +292,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     chosen ??= this.relevant(scored, question);
     if (chosen.length === 0) return notCovered(sources);
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
+    if (shape.type === 'how-to') chosen = withNamingLead(chosen, scored.candidates);
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
       chosen = this.withExample(withInstruction(chosen, scored.candidates), scored);
     if (shape.type === 'yes-no') chosen = withDenial(chosen, scored);
@@ -1304,6 +1305,28 @@ function antecedentOf(c: Candidate, candidates: Candidate[]): Candidate | undefi
     if (p.unit.text.endsWith(':')) return p;
   }
   return undefined;
+}
+
+/**
+ * A how-to answer must say what to use. When its first sentence names nothing in code ("Every
+ * time a new route is registered, you can read and modify the route options.") and the sentence
+ * before it in its paragraph does ("An alternative approach is to make use of the onRoute hook
+ * …"), that one opens the answer: it is what the reader writes.
+ */
+function withNamingLead(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
+  const first = chosen[0];
+  if (!first || first.unit.kind !== 'sentence' || identifiers(first.unit.text).length > 0) return chosen;
+  const previous = candidates[candidates.indexOf(first) - 1];
+  if (
+    !previous ||
+    previous.unit.kind !== 'sentence' ||
+    previous.sourceIndex !== first.sourceIndex ||
+    previous.unit.block !== first.unit.block ||
+    chosen.includes(previous) ||
+    identifiers(previous.unit.text).length === 0
+  )
+    return chosen;
+  return [previous, ...chosen];
 }
 
 /** Each chosen sentence preceded by what it cannot be read without ({@link antecedentOf}). */

@@ -43,4 +43,13 @@ describe('splitMarkdownUnits in quotes', () => {
     const units = splitMarkdownUnits('> Warning:\n> * First item here\n> * Second item here');
     expect(units.map((u) => u.text)).toEqual(['Warning:', 'First item here', 'Second item here']);
   });
+
+  it('reads a heading inside a blockquote as the heading of what follows it', () => {
+    const units = splitMarkdownUnits(
+      '## Support\n\n> ## Security releases\n>\n> Pin the minor version with a tilde.',
+    );
+    expect(units.map((u) => [u.heading, u.text])).toEqual([
+      ['Security releases', 'Pin the minor version with a tilde.'],
+    ]);
+  });
 });

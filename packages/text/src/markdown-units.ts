@@ -139,6 +139,14 @@ function parseBlocks(markdown: string): Block[] {
     const quote = BLOCKQUOTE.exec(line);
     if (quote) {
       const content = (quote[1] ?? '').trim();
+      // A heading inside a quote ("> ## Security Releases") heads what follows, as outside it;
+      // kept as text it was quoted as a sentence ("## Security Releases").
+      const quotedHeading = HEADING.exec(content);
+      if (quotedHeading) {
+        flush();
+        heading = cleanInline(quotedHeading[2] ?? '');
+        continue;
+      }
       // A list inside a quote ("> * Calling…") is one unit per item, as outside it.
       const quotedItem = LIST_ITEM.exec(content);
       if (content === '' || quotedItem) flush();

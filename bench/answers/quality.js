@@ -48,7 +48,7 @@
 //
 // Usage: node bench/answers/quality.js [--verbose] [--write-baseline] [--sets main,dev,...]
 //   --verbose         per-question failures on stderr (question, missing facts, answer start)
-//   --sets            only the sets named (main, held-out, dev, dev2, dev3, dev4, dev5, follow-ups), for quicker runs while
+//   --sets            only the sets named (main, held-out, dev, dev2, dev3, dev4, dev5, dev6, follow-ups), for quicker runs while
 //                     developing; the baseline is only written from a run of every set
 //   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
 //                     a baseline column beside the current figures.
@@ -74,6 +74,8 @@ const DEV2 = require('./questions-dev2.json');
 const DEV3 = require('./questions-dev3.json');
 // Fourth development set (see the header).
 const DEV4 = require('./questions-dev4.json');
+// Fifth development set (see the header).
+const DEV6 = require('./questions-dev6.json');
 // Unseen set (see the header): only its figures are printed.
 const DEV5 = require('./questions-dev5.json');
 const UNSEEN = new Set(['held-out', 'dev5']);
@@ -90,9 +92,9 @@ const setsArg = process.argv[process.argv.indexOf('--sets') + 1];
 const SETS = new Set(
   process.argv.includes('--sets') && setsArg
     ? setsArg.split(',')
-    : ['main', 'held-out', 'dev', 'dev2', 'dev3', 'dev4', 'dev5', 'follow-ups'],
+    : ['main', 'held-out', 'dev', 'dev2', 'dev3', 'dev4', 'dev6', 'dev5', 'follow-ups'],
 );
-const writeBaseline = process.argv.includes('--write-baseline') && SETS.size === 8;
+const writeBaseline = process.argv.includes('--write-baseline') && SETS.size === 9;
 
 /** "Debian GNU/Linux 12 (bookworm)" from /etc/os-release, else the platform. */
 function osName() {
@@ -298,6 +300,7 @@ async function main() {
     const dev3Qs = only('dev3', DEV3);
     const dev4Qs = only('dev4', DEV4);
     const dev5Qs = only('dev5', DEV5);
+    const dev6Qs = only('dev6', DEV6);
     const follows = only('follow-ups', FOLLOWUPS);
     const mainReplies = await askAll(mainQs);
     const heldReplies = await askAll(heldQs);
@@ -306,6 +309,7 @@ async function main() {
     const dev3Replies = await askAll(dev3Qs);
     const dev4Replies = await askAll(dev4Qs);
     const dev5Replies = await askAll(dev5Qs);
+    const dev6Replies = await askAll(dev6Qs);
     const followReplies = [];
     for (const pair of follows) {
       const first = await ask(pair.first);
@@ -320,6 +324,7 @@ async function main() {
     const dev3 = scoreSet(dev3Qs, dev3Replies, 'dev3');
     const dev4 = scoreSet(dev4Qs, dev4Replies, 'dev4');
     const dev5 = scoreSet(dev5Qs, dev5Replies, 'dev5');
+    const dev6 = scoreSet(dev6Qs, dev6Replies, 'dev6');
 
     const scoreFollow = (heldout) => {
       let n = 0;
@@ -388,7 +393,7 @@ async function main() {
       sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
       best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
     };
-    figures = { main, heldout: held, dev, dev2, dev3, dev4, dev5, followups: follow, relevance };
+    figures = { main, heldout: held, dev, dev2, dev3, dev4, dev6, dev5, followups: follow, relevance };
 
     // ---- report ----
     const when = base ? `baseline written ${base.date}` : 'no baseline yet';
@@ -424,6 +429,10 @@ async function main() {
       `\n### Fourth development set (${DEV4.length} questions, bench/answers/questions-dev4.json, unseen until the seventh answers session)\n`,
     );
     printSetTable(dev4, base?.dev4);
+    console.log(
+      `\n### Fifth development set (${DEV6.length} questions, bench/answers/questions-dev6.json, written by a helper in the seventh answers session before its changes to dev4's failures were measured on it)\n`,
+    );
+    printSetTable(dev6, base?.dev6);
     console.log(
       `\n### Unseen set (${DEV5.length} questions, bench/answers/questions-dev5.json, failures never printed)\n`,
     );

@@ -586,6 +586,37 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('To read other formats, use the `addBodyReader` API or an existing plugin [1].');
     });
 
+    it('defines a member by its own entry, which names it without its receiver', async () => {
+      const content = [
+        '## Request',
+        '',
+        '- `socket` - The underlying connection of the incoming request.',
+        '- `signal` - An `AbortSignal` that aborts when the client disconnects. Created on first access.',
+        '',
+        'Use `request.signal` with `fetch()` to cancel outbound calls when the handler timeout fires.',
+      ].join('\n');
+      const text = await answer("what's request.signal for?", [page(1, 'Request', 'request', content)]);
+      expect(text).toMatch(/^`signal` - An `AbortSignal` that aborts when the client disconnects \[1\]/);
+    });
+
+    it('answers "what does server.after() do?" with the opening of its section "after"', async () => {
+      const content = [
+        '#### after',
+        '',
+        'Invoked when the current plugin and the plugins registered within it have finished loading.',
+        '',
+        '```js',
+        'server.after(() => {})',
+        '```',
+        '',
+        'In case `after()` is called without a function, it returns a `Promise`.',
+      ].join('\n');
+      const text = await answer('what does server.after() do?', [page(1, 'Server', 'server', content)]);
+      expect(text).toMatch(
+        /^Invoked when the current plugin and the plugins registered within it have finished loading/,
+      );
+    });
+
     it('opens a how-to with the sentence before its lead that names what to use', async () => {
       const content = [
         '## Hooks in plugins',

@@ -385,8 +385,14 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (topicTerms.size === 0 && topicIds.length === 0) return undefined;
     const pageFit = new Map<number, number>();
     const ranked: Array<{ c: Candidate; score: number; defining: boolean; defines: boolean }> = [];
+    // A member's own entry or section ("`signal` - An `AbortSignal` that …" for request.signal,
+    // "#### after" for fastify.after()), which names it without its receiver, if at all.
+    const entries = new Set(
+      topicIds.filter((id) => id.includes('.')).map((id) => definitionOf(scored.candidates, id)),
+    );
     for (const c of scored.candidates) {
       if (c.unit.kind !== 'sentence') continue;
+      const entry = entries.has(c);
       let page = pageFit.get(c.sourceIndex);
       if (page === undefined) {
         page = fitOfName(c.source, topicTerms);
@@ -394,13 +400,15 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       }
       const heading = c.unit.heading.toLowerCase();
       const ownSection =
+        entry ||
         sameTerms(new Set(terms(c.unit.heading)), topicTerms) ||
         topicIds.some((id) => containsIdentifier(heading, id)) ||
         spellsTopic(c.unit.heading, topicTerms);
-      const names = namesTopic(c, topicTerms, topicIds);
+      const names = entry || namesTopic(c, topicTerms, topicIds);
       // An option's description often omits its name: the heading names it.
       if (!names && !(ownSection && c.sectionIndex < 2)) continue;
       const defines =
+        entry ||
         (names && isDefining(c.unit.text, topicTerms, topicIds)) ||
         (type === 'option' && ownSection && c.sectionIndex === 0);
       // The first sentence under the topic's own heading on the topic's own page opens it, in
@@ -417,7 +425,13 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     // the LTS policy …" for "What does the LTS policy promise?"). An option's name under its own
     // heading is weaker evidence, so there the factors above decide.
     const definingFirst = type === 'definition';
-    ranked.sort((a, b) => (definingFirst ? Number(b.defining) - Number(a.defining) : 0) || b.score - a.score);
+    // A member's own entry leads whatever the question's other words match.
+    ranked.sort(
+      (a, b) =>
+        Number(entries.has(b.c)) - Number(entries.has(a.c)) ||
+        (definingFirst ? Number(b.defining) - Number(a.defining) : 0) ||
+        b.score - a.score,
+    );
     let lead = ranked[0];
     if (!lead) return undefined;
     // Two defining sentences of one section ("The second parameter … is `Reply`. Reply is a core
@@ -1162,7 +1176,9 @@ function definitionOf(candidates: Candidate[], id: string): Candidate | undefine
       ?.replace(/\(.*\)$/, '')
       .toLowerCase();
     // The first sentence of the section that reads alone ("Or `async/await`" after a code block does not).
-    if (heading === id && c.sectionIndex <= 1 && c.unit.text.split(/\s+/).length >= 4) return c;
+    // `fastify.after()` is documented under its bare name: "#### after".
+    const named = heading !== undefined && (heading === id || id.endsWith(`.${heading}`));
+    if (named && c.sectionIndex <= 1 && c.unit.text.split(/\s+/).length >= 4) return c;
     const name = ENTRY_NAME.exec(c.unit.text.trim())?.[1]
       ?.replace(/\(.*\)$/, '')
       .replace(/^\./, '')

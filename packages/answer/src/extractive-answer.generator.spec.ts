@@ -617,6 +617,30 @@ describe(ExtractiveAnswerGenerator.name, () => {
       );
     });
 
+    it('shows the fix after the code a problem report matches when the section pairs them', async () => {
+      const content = [
+        '### The query object no longer has a prototype',
+        '',
+        'In v2 the `query` object had a prototype. This is no longer the case in v3.',
+        'Calling a function it inherited, such as `hasOwnProperty`, fails after moving to v3.',
+        '',
+        '```js',
+        '// v2',
+        "app.get('/', (req) => req.query.hasOwnProperty('page'))",
+        '```',
+        '',
+        '```js',
+        '// v3',
+        "app.get('/', (req) => Object.hasOwn(req.query, 'page'))",
+        '```',
+      ].join('\n');
+      const text = await answer('req.query.hasOwnProperty is not a function after moving to v3', [
+        page(1, 'Migration', 'migration', content),
+      ]);
+      expect(text).toContain("req.query.hasOwnProperty('page')");
+      expect(text).toContain("Object.hasOwn(req.query, 'page')");
+    });
+
     it('opens a how-to with the sentence before its lead that names what to use', async () => {
       const content = [
         '## Hooks in plugins',

@@ -294,7 +294,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (ASKS_DEFAULT.test(question)) chosen = withDefaultLine(chosen, scored.candidates, scored.ids);
     if (shape.type === 'how-to') chosen = withNamingLead(chosen, scored.candidates);
     if (shape.type === 'how-to' || shape.type === 'troubleshooting')
-      chosen = this.withExample(withInstruction(chosen, scored.candidates), scored);
+      chosen = this.withExample(
+        withInstruction(chosen, scored.candidates),
+        scored,
+        shape.type === 'troubleshooting',
+      );
     if (shape.type === 'yes-no') chosen = withDenial(chosen, scored);
     if (context) chosen = ownWordsFirst(chosen);
     else if (NAME_FIRST.has(shape.type))
@@ -312,7 +316,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
    * An answer whose best source already says what to write ("Set the `https` option …") keeps
    * to its pages.
    */
-  private withExample(chosen: Candidate[], scored: Scored): Candidate[] {
+  private withExample(chosen: Candidate[], scored: Scored, troubleshooting: boolean): Candidate[] {
     const { candidates, weights, ids } = scored;
     const shared = (c: Candidate): number =>
       [...weights.keys()].filter((t) => c.termSet.has(t)).length +
@@ -329,7 +333,20 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (shared(c) < 2) continue;
       if (!best || c.score > best.score) best = c;
     }
-    return best ? [...chosen, best] : chosen;
+    if (!best) return chosen;
+    // The block a problem report matches best is often the code the reader wrote, and the block
+    // right after it in its section the fix ("// v4 … req.params.hasOwnProperty(…)", then
+    // "// v5 … Object.hasOwn(req.params, …)"; "Bad example!", then the decorated version).
+    const fix = candidates.find(
+      (c) =>
+        c.unit.kind === 'code' &&
+        c.sourceIndex === best.sourceIndex &&
+        c.unit.heading === best.unit.heading &&
+        c.unit.position > best.unit.position &&
+        c.unit.position <= best.unit.position + 2 &&
+        c.unit.text.length <= this.maxCodeChars,
+    );
+    return fix && troubleshooting ? [...chosen, best, fix] : [...chosen, best];
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */

@@ -25,7 +25,7 @@ const WHICH_OF_TWO =
 const COMPARISON =
   /\b(?:differences?|differ|differs|different\s+from|distinguish(?:es)?|compare[ds]?|comparison|versus|vs\.?|instead of|rather than)\b/i;
 const TROUBLE =
-  /^why\b|\bwhy\s*[?!.]*$|\b(?:errors?|fails?|failing|failed|failure|not (?:working|work|found|being|getting)|doesn'?t|don'?t|isn'?t|won'?t|can'?t (?!i\b)|cannot (?!i\b)|broken|crash(?:es|ed)?|exceptions?|throws?|thrown|undefined|warnings?|debug|wrong|problems?|issues?|twice|hangs?|stuck|timeout|FST_\w+|ERR_\w+)\b/i;
+  /^why\b|\bwhy\s*[?!.]*$|\b(?:errors?|fails?|failing|failed|failure|not (?:working|work|found|being|getting|a function|a constructor|defined|iterable)|doesn'?t|don'?t|isn'?t|won'?t|can'?t (?!i\b)|cannot (?!i\b)|broken|crash(?:es|ed)?|exceptions?|throws?|thrown|undefined|warnings?|debug|wrong|problems?|issues?|twice|hangs?|stuck|timeout|FST_\w+|ERR_\w+)\b/i;
 /**
  * How people report a problem without an error word: something never happens, is ignored or
  * missing, stopped, keeps doing something, is lost, leaks, is slow or unexpected, a request is

@@ -641,6 +641,27 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain("Object.hasOwn(req.query, 'page')");
     });
 
+    it('quotes the sentence that names what a chosen one counts back to ("these three fields")', async () => {
+      const content = [
+        '#### What the default error handler sends',
+        '',
+        'The default error handler writes a JSON body with the `status`, `title` and `detail` fields.',
+        '',
+        '```js',
+        "app.get('/', () => { throw new Error('boom') })",
+        '```',
+        '',
+        'The built-in serializer writes only these three fields, so the stack trace is never part of the error response.',
+      ].join('\n');
+      const text = await answer('Does Tidepool put the stack trace in error responses?', [
+        page(1, 'Errors', 'errors', content),
+      ]);
+      expect(text).toMatch(
+        /^The default error handler writes a JSON body with the `status`, `title` and `detail` fields \[1\]/,
+      );
+      expect(text).toContain('only these three fields');
+    });
+
     it('opens a how-to with the sentence before its lead that names what to use', async () => {
       const content = [
         '## Hooks in plugins',

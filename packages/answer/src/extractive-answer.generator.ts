@@ -1297,6 +1297,8 @@ function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[
  * A sentence that opens by pointing back at the one before it: "This may result in …", "It is …",
  * or an instruction about it: "Enable it only when …", "Use them sparingly".
  */
+/** "these four properties", "both of these options": a count of things named earlier. */
+const COUNTED_BACK = /\b(?:these|those|the\s+above)\s+(?:two|three|four|five|six|seven|eight|\d+)\s+[a-z]+/i;
 const ANAPHOR =
   /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case|[a-z]+\s+(?:it|them)\b)/i;
 /** A list entry's name that is an identifier: `ip`, `.status(code)`, `@acme/cors`. */
@@ -1314,11 +1316,18 @@ const MAX_LIST_REACH = 8;
  * what "this" is ("… errors from `ajv` are run through the `schemaErrorFormatter` function …" for
  * "This may result in odd error messages …"); for a list entry, the sentence ending in ":" that
  * introduces its list ("Connection draining based on the `forceCloseConnections` option:" for
- * "`"idle"` — idle connections are closed"). The name the reader needs is often in that sentence.
+ * "`"idle"` — idle connections are closed"); for a sentence counting things named earlier ("…
+ * emits only these four properties …"), the opening of its section, which names them. The name
+ * the reader needs is often in that sentence.
  */
 function antecedentOf(c: Candidate, candidates: Candidate[]): Candidate | undefined {
   const at = candidates.indexOf(c);
   const previous = candidates[at - 1];
+  // "… emits only these four properties …" counts what an earlier sentence of its section lists.
+  if (COUNTED_BACK.test(c.unit.text)) {
+    const opening = sectionOpening(c, candidates);
+    if (opening && opening !== c && opening.unit.position < c.unit.position) return opening;
+  }
   if (!previous || previous.sourceIndex !== c.sourceIndex || previous.unit.heading !== c.unit.heading) return;
   if (previous.unit.block === c.unit.block) {
     return ANAPHOR.test(c.unit.text.replace(/^[`*_]+/, '')) ? previous : undefined;

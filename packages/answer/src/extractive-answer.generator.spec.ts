@@ -662,6 +662,21 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('only these three fields');
     });
 
+    it('quotes the instruction right before the matched sentence of its paragraph', async () => {
+      const content = [
+        '### Error handling',
+        '',
+        'When the body fails schema validation, Tidepool answers with a 400 response on its own.',
+        '',
+        'To handle the error inside the route, specify the `keepValidationError` option. If there is a validation error, the `validationError` property of the request holds it, and the handler decides what to send.',
+      ].join('\n');
+      const text = await answer(
+        'I want to look at the validation error in my handler and decide what to send instead of the 400. How?',
+        [page(1, 'Validation', 'validation', content)],
+      );
+      expect(text).toContain('specify the `keepValidationError` option [1].');
+    });
+
     it('opens a how-to with the sentence before its lead that names what to use', async () => {
       const content = [
         '## Hooks in plugins',

@@ -1068,7 +1068,7 @@ function withDefaultLine(chosen: Candidate[], candidates: Candidate[], queryIds:
  * ("you should / can / must / need to …") where reference pages use the imperative.
  */
 const INSTRUCTION =
-  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable)\b|(?:you\s+(?:should|can|must|need\s+to|have\s+to)\s+(?:instead\s+)?)?(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
+  /^(?:to\s+\w+[^.]{0,80}?,\s*(?:use|call|set|add|register|pass|install|enable|specify|provide|configure|define)\b|(?:you\s+(?:should|can|must|need\s+to|have\s+to)\s+(?:instead\s+)?)?(?:use|call|set|add|register|pass|install|enable)\s|to\s+(?:make\s+(?:it|this)\s+work|fix\s+(?:it|this)|solve\s+(?:it|this)|avoid\s+(?:it|this)|work\s+around\s+(?:it|this)),)/i;
 
 /** A sentence that says something does not happen or cannot be done. */
 const DENIAL = /\b(?:not|never|cannot|can't|doesn't|don't|isn't|aren't|won't|no longer)\b/;
@@ -1150,7 +1150,16 @@ function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidat
   let step: Candidate | undefined;
   for (const anchor of chosen) {
     if (anchor.unit.kind !== 'sentence') continue;
-    step = candidates.find((c) => followsWithin(anchor, c, 4) && instructsWithCode(c));
+    // Or right before it in its paragraph: "To handle errors inside the route, specify the
+    // `attachValidation` option. If there is a validation error, …".
+    step = candidates.find(
+      (c) =>
+        (followsWithin(anchor, c, 4) ||
+          (c.sourceIndex === anchor.sourceIndex &&
+            c.unit.block === anchor.unit.block &&
+            c.unit.position === anchor.unit.position - 1)) &&
+        instructsWithCode(c),
+    );
     if (step) {
       lead = anchor;
       break;

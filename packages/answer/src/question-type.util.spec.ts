@@ -20,6 +20,7 @@ describe(detectQuestionType.name, () => {
     ['My decorator is undefined in a sibling plugin', 'troubleshooting'],
     ['request.ip shows the proxy address instead of the client', 'troubleshooting'],
     ['my mounted / route answers on /shop but not on /shop/', 'troubleshooting'],
+    ['I want to read the validation error in my handler instead of a 400. How?', 'how-to'],
     ['req.params.hasOwnProperty is not a function after moving to v5', 'troubleshooting'],
     ['Should I use hooks instead of middleware?', 'comparison'],
     ['How is decorateRequest different from decorateReply?', 'comparison'],

@@ -42,6 +42,9 @@ const NAME_LOOKUP =
 const ERROR_CODE = /\bE[A-Z]{4,}\b/;
 const HOW_TO =
   /^(?:how\s+(?:do|can|could|should|would|to|does)\b|how's\b|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|recommended\s+)?way\s+to\b|steps?\s+to\b|(?:is\s+there\s+a\s+way|i\s+(?:want|need)|i'd\s+like)\s+to\b|(?:set\s*up|install|configure|create|add|enable|disable|register|write|deploy|run)\b)/i;
+/** A question that ends by asking how: "… How?", "… how do I do that?", "How can I?". */
+const HOW_TAIL =
+  /(?:^|[.!?]\s+)how(?:\s+(?:do|can|could|should)\s+(?:i|we)(?:\s+do\s+(?:that|this|it))?)?\s*\?\s*$/i;
 const OPTION_WORD = /\b(?:option|options|setting|settings|flag|parameter|config|configuration|property)\b/i;
 const DEFINITION =
   /^(?:what(?:'s|\s+is|\s+are)\s+(?:an?\s+|the\s+)?(?:meaning\s+of\s+|purpose\s+of\s+|concept\s+of\s+|idea\s+of\s+)?(?:an?\s+|the\s+)?(.+?)|(?:define|explain|describe)\s+(?:an?\s+|the\s+)?(.+?)|what\s+do(?:es)?\s+(.+?)\s+(?:mean|do|stand\s+for|promise|guarantee|offer|provide|cover|contain|include|hold|represent))\s*[?.!]*$/i;
@@ -137,6 +140,9 @@ export function analyzeQuestion(question: string): QuestionShape {
     if (a && b && a.split(' ').length <= 8 && b.split(' ').length <= 8)
       return { type: 'comparison', sides: [a, b] };
   }
+  // "…, I want to look at the validation error in my handler. How?": a problem told, then asked
+  // how to get what the reader wants.
+  if (HOW_TAIL.test(q)) return { type: 'how-to' };
   if (TROUBLE.test(q) || ERROR_CODE.test(q)) return { type: 'troubleshooting' };
   if (HOW_TO.test(q)) return { type: 'how-to' };
   if (SYMPTOMS.test(q) && !YES_NO.test(q) && !NAME_LOOKUP.test(q)) return { type: 'troubleshooting' };

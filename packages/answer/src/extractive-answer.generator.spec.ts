@@ -677,6 +677,29 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(text).toContain('specify the `keepValidationError` option [1].');
     });
 
+    it('answers from the code a problem report quotes, with the sentence after it, when no sentence matches', async () => {
+      const content = [
+        '## Your first server',
+        '',
+        "Let's write our first server:",
+        '',
+        '```js',
+        "import Tidepool from 'tidepool'",
+        'const app = Tidepool()',
+        "app.get('/', () => 'hello world')",
+        'await app.listen({ port: 3000 })',
+        '```',
+        '',
+        'If your project uses ECMAScript modules, be sure to include "type": "module" in your package.json.',
+      ].join('\n');
+      const text = await answer(
+        "node prints 'Cannot use import statement outside a module' for my hello world server with import Tidepool from 'tidepool'",
+        [page(1, 'Getting started', 'getting-started', content)],
+      );
+      expect(text).toContain("import Tidepool from 'tidepool'");
+      expect(text).toContain('be sure to include "type": "module" in your package.json [1].');
+    });
+
     it('opens a how-to with the sentence before its lead that names what to use', async () => {
       const content = [
         '## Hooks in plugins',

@@ -371,7 +371,6 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   private relevant(scored: Scored, question: string): Candidate[] {
     const ranked = scored.candidates.filter((c) => this.usable(c)).sort((a, b) => b.score - a.score);
     const best = ranked[0];
-    if (!best) return [];
     // A code block that matches the question better than any sentence ("async function
     // (instance, opts, done)" for "my async plugin that calls done() broke") is what the reader
     // has written; the opening of its section says what is wrong with it, in words the question
@@ -379,6 +378,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const topCode = scored.candidates
       .filter((c) => c.unit.kind === 'code' && c.bodyMatched && c.relevance >= this.minRelevance)
       .sort((a, b) => b.score - a.score)[0];
+    if (!best) return topCode ? this.aroundCode(topCode, scored.candidates) : [];
     const opening =
       topCode && topCode.score > best.score ? sectionOpening(topCode, scored.candidates) : undefined;
     const chosen = this.fill(opening ? [opening] : [], ranked, best.score * 0.5);
@@ -389,6 +389,21 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       code && !chosen.some((s) => follows(s, code)) ? introOf(code, scored.candidates) : undefined;
     if (intro) chosen.push(intro);
     return arrange(chosen, code, undefined);
+  }
+
+  /**
+   * No sentence is about the question, but a code block is: what the reader ran ("import Fastify
+   * from 'fastify'" for "node says 'Cannot use import statement outside a module' …"). The
+   * answer is the block with the sentence introducing it and the one after it, which says what
+   * the block needs ("If you are using ECMAScript Modules …, be sure to include "type":
+   * "module" …"). A block matching less than {@link EXAMPLE_RELEVANCE} answers nothing.
+   */
+  private aroundCode(code: Candidate, candidates: Candidate[]): Candidate[] {
+    if (code.relevance < EXAMPLE_RELEVANCE || code.unit.text.length > this.maxCodeChars) return [];
+    const intro = introOf(code, candidates);
+    const after = candidates.find((c) => followsWithin(code, c, 1) && quality(c.unit) >= 0.5);
+    const sentences = [intro, after].filter((c): c is Candidate => c !== undefined);
+    return sentences.length > 0 ? arrange(sentences, code, undefined) : [];
   }
 
   /**

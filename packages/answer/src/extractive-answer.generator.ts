@@ -771,6 +771,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     });
 
     const manyTerms = queryTerms.length + queryIds.length >= 3;
+    // The question's own words; the conversation's topic gets no related words.
+    const own = new Set(queryTerms);
     const asksDefault = ASKS_DEFAULT.test(question);
     const asksAmount = ASKS_AMOUNT.test(question);
     const headingFits = new Map<string, number>();
@@ -784,7 +786,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
           body += w;
           distinct++;
         } else if (c.headingTerms.has(t)) matched += 0.5 * w;
-        else if (RELATED.get(t)?.some((r) => c.termSet.has(r))) {
+        else if (own.has(t) && RELATED.get(t)?.some((r) => c.termSet.has(r))) {
           body += RELATED_SHARE * w;
           distinct++;
         }

@@ -146,6 +146,22 @@ describe('Chat, conversations, messages (e2e)', () => {
       expect(res.body.answer.text).toMatch(/couldn't find|not cover|no information/i);
     });
 
+    it('says the docs do not cover a question naming what no page of the project has, and lists the closest', async () => {
+      const covered = await chat({ question: 'How do I write logs in a test?', shouldStream: false }).expect(
+        200,
+      );
+      expect(covered.body.answer.text).not.toMatch(/couldn't find/);
+      // Same words, plus a product no page names: the passages about logs and tests do not answer it.
+      const res = await chat({
+        question: 'How do I write logs in a test with PM2?',
+        shouldStream: false,
+      }).expect(200);
+      expect(res.body.answer.text).toMatch(
+        /^I couldn't find this in the documentation\.\n\nYou may want to read: /,
+      );
+      expect(res.body.sources.length).toBeGreaterThan(0);
+    });
+
     it('honours num_chunks and the where filter inside retrieval', async () => {
       const three = await chat({
         question: 'tidepool',

@@ -6,6 +6,7 @@ import {
   SEE_ALSO,
   cite,
   isDefining,
+  namesWhatDocsLack,
 } from './extractive-answer.generator';
 
 function source(n: number, title: string, content: string, score = 0.8): AnswerSource {
@@ -131,6 +132,51 @@ describe(ExtractiveAnswerGenerator.name, () => {
     ];
     expect(await answer('What is a good pizza dough recipe?', sources)).toBe(NOT_COVERED_ANSWER);
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
+  });
+
+  describe('a question naming what no passage of the project has (unknownWords)', () => {
+    const deploy = [
+      '## Deployment',
+      '',
+      'Run your server app with `node server.js` and put a reverse proxy in front of it.',
+    ].join('\n');
+    const ask = async (question: string, unknownWords: string[]): Promise<string> =>
+      (
+        await collect(
+          new ExtractiveAnswerGenerator().generate({
+            ...request(question, [source(1, 'Deployment', deploy)]),
+            unknownWords,
+          }),
+        )
+      ).join('');
+
+    it('is not covered, with the closest pages, for a name the docs never use', async () => {
+      const text = await ask('How do I run my server app in cluster mode with PM2?', ['PM2', 'cluster']);
+      expect(text.startsWith(NOT_COVERED_ANSWER)).toBe(true);
+      expect(text).toContain(SEE_ALSO);
+      expect(await ask('How do I run my server app with PM2?', ['PM2'])).toMatch(/^I couldn't find/);
+    });
+
+    it('is answered when the one word no page uses is a plain word or a number', async () => {
+      for (const [question, unknown] of [
+        ['How do I run my server app, colorized?', ['colorized']],
+        ['How do I run my server app behind a proxy on 8443?', ['8443']],
+      ] as const) {
+        expect(await ask(question, [...unknown])).toContain('Run your server app with `node server.js`');
+      }
+    });
+  });
+
+  it('reads words written as names: capitalized inside the sentence, acronyms, mixed case, letters and digits', () => {
+    const q = 'Terraform: can I deploy with NestJS, LDAP, gRPC, PM2 or Heroku?';
+    for (const word of ['NestJS', 'LDAP', 'gRPC', 'PM2', 'Heroku'])
+      expect(namesWhatDocsLack(q, [word])).toBe(true);
+    // The first word of the question is capitalized as any first word is; a plain word is a paraphrase.
+    expect(namesWhatDocsLack(q, ['Terraform'])).toBe(false);
+    expect(namesWhatDocsLack(q, ['deploy'])).toBe(false);
+    expect(namesWhatDocsLack(q, ['deploy', 'can'])).toBe(true);
+    expect(namesWhatDocsLack(q, ['415'])).toBe(false);
+    expect(namesWhatDocsLack(q, [])).toBe(false);
   });
 
   it('opens with what the section says when its code matches the question better than any sentence', async () => {

@@ -209,6 +209,7 @@ const NOT_A_SUBJECT =
  */
 export class ExtractiveAnswerGenerator implements AnswerGenerator {
   readonly id = 'extractive';
+  readonly usesUnknownWords = true;
   private readonly maxSentences: number;
   private readonly maxChars: number;
   private readonly maxCodeChars: number;
@@ -228,7 +229,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   async *generate(request: AnswerRequest): AsyncGenerator<string, void, undefined> {
     throwIfAborted(request.signal);
     yield* this.stream(
-      await this.answerPieces(request.question, request.sources, request.context),
+      await this.answerPieces(request.question, request.sources, request.context, request.unknownWords),
       request.signal,
     );
   }
@@ -238,13 +239,23 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
    * of @kbqa/read-pool) with {@link composePieces}: composing is CPU work that would hold up
    * the event loop.
    */
-  protected answerPieces(question: string, sources: AnswerSource[], context?: string): Promise<string[]> {
-    return Promise.resolve(this.composePieces(question, sources, context));
+  protected answerPieces(
+    question: string,
+    sources: AnswerSource[],
+    context?: string,
+    unknownWords?: string[],
+  ): Promise<string[]> {
+    return Promise.resolve(this.composePieces(question, sources, context, unknownWords));
   }
 
   /** {@link compose}'s answer cut into the pieces that are streamed. */
-  composePieces(question: string, sources: AnswerSource[], context?: string): string[] {
-    return this.compose(question, sources, context).flatMap(streamPieces);
+  composePieces(
+    question: string,
+    sources: AnswerSource[],
+    context?: string,
+    unknownWords?: string[],
+  ): string[] {
+    return this.compose(question, sources, context, unknownWords).flatMap(streamPieces);
   }
 
   private async *stream(pieces: string[], signal: AbortSignal): AsyncGenerator<string, void, undefined> {
@@ -276,9 +287,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
    * is the answer: its text as the operator wrote it, cited, and nothing picked from other pages
    * after it, which could only dilute or contradict it.
    */
-  compose(question: string, sources: AnswerSource[], context?: string): string[] {
+  compose(question: string, sources: AnswerSource[], context?: string, unknownWords?: string[]): string[] {
     const curated = sources[0]?.curated ? sources[0] : undefined;
     if (curated && curated.content.trim()) return [citeCurated(curated)];
+    if (namesWhatDocsLack(question, unknownWords ?? [])) return notCovered(sources);
     const shape = analyzeQuestion(question);
     const scored = this.score(question, sources, shape, context);
     if (!scored) return [NOT_COVERED_ANSWER];
@@ -1419,6 +1431,23 @@ const TRANSCRIPT = /^[`~]{3,}[^\n]*\n\s*(?:HTTP\/\d|[{[])/;
 const SKELETON = /^\s*(?:\/\/|#)\s*(?:some code|your code|\.\.\.|do something)\s*$/im;
 /** Least relevance of the code block a how-to or troubleshooting answer adds as its example. */
 const EXAMPLE_RELEVANCE = 0.3;
+
+/**
+ * Whether the question is about something the documentation never names
+ * (AnswerRequest.unknownWords: words no passage of the project has): two such words ("cron",
+ * "midnight"; "Raspberry", "Pi"), or one written as a name ("PM2", "NestJS", "LDAP", "Fly" of
+ * "Fly.io", a capitalized word inside the sentence). One plain word no page uses is a paraphrase
+ * ("colorized", "took"), and a number an example ("415"): neither says the topic is missing.
+ */
+export function namesWhatDocsLack(question: string, unknownWords: string[]): boolean {
+  const words = unknownWords.filter((w) => /\p{L}/u.test(w));
+  if (words.length >= 2) return true;
+  const [word] = words;
+  if (word === undefined) return false;
+  const first = /[\p{L}\p{N}]+/u.exec(question)?.[0];
+  const capitalized = /^\p{Lu}/u.test(word) && word !== first;
+  return capitalized || /\p{Lu}.*\p{Lu}|\p{L}\d|\d\p{L}|\p{Ll}\p{Lu}/u.test(word);
+}
 
 /** Most pages listed after {@link NOT_COVERED_ANSWER}. */
 const SEE_ALSO_PAGES = 3;

@@ -59,6 +59,13 @@ export interface AnswerRequest {
    * it?" is answered about memory, on the installed thing, not with the install step again.
    */
   context?: string;
+  /**
+   * The question's own words that no passage of the project uses at all, as its lexical index
+   * reads them (ChunkStore.absentWords); absent when not looked up. A product or a name
+   * the documentation never mentions ("PM2", "NestJS") says the question is about something
+   * else, however many of its other words ("run", "app") the passages share.
+   */
+  unknownWords?: string[];
   /** Already filtered by the relevance threshold, in citation order. */
   sources: AnswerSource[];
   history: HistoryTurn[];
@@ -91,6 +98,12 @@ export interface AnswerGenerator {
    * has none). Without it the service does not look the project's prompt up on every chat.
    */
   readonly usesSystemPrompt?: boolean;
+  /**
+   * Whether {@link AnswerRequest.unknownWords} is read (the extractive generator's test of
+   * questions about what the documentation never names). Without it the service does not look
+   * the question's words up in the index.
+   */
+  readonly usesUnknownWords?: boolean;
   generate(request: AnswerRequest): AsyncIterable<string>;
   /** Rewrites a follow-up into a standalone question using history; identity when unsupported. */
   condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string>;

@@ -100,6 +100,13 @@ export interface ChunkStore extends Retriever {
   /** Sources per index of a project (index id → pages). */
   countIndexSources(projectId: number): MaybePromise<Map<number, number>>;
   countChunks(projectId: number): MaybePromise<number>;
+  /**
+   * The words of `words` that no chunk of the project contains, as the lexical index reads them
+   * (stemmed as its tokenizer does: "servers" is found by "server"), in their order. A word
+   * the index reads as no term at all (punctuation; a stop word where the index drops them) is
+   * never absent.
+   */
+  absentWords(projectId: number, words: string[]): MaybePromise<string[]>;
   /** A short step of index upkeep between writes (FTS5 segment merging for SQLite). */
   maintain(): MaybePromise<void>;
 }

@@ -25,7 +25,14 @@ export interface CheckpointWorkerData {
 /** A request from the pool to one worker; `id` pairs it with its reply. */
 export type ReadRequest =
   | { id: number; op: 'search'; query: SearchQuery }
-  | { id: number; op: 'compose'; question: string; sources: AnswerSource[]; context?: string }
+  | {
+      id: number;
+      op: 'compose';
+      question: string;
+      sources: AnswerSource[];
+      context?: string;
+      unknownWords?: string[];
+    }
   | { id: number; op: 'stats' };
 
 /** A term score list one worker loaded (shared memory), passed on to the others to adopt. */

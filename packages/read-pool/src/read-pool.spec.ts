@@ -85,6 +85,15 @@ describe(ReadPool.name, () => {
     expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources));
   });
 
+  it("composes with the question's words the project never uses, as the generator in process does", async () => {
+    pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
+    const q = 'How do I add a hook with PM2?';
+    const sources = (await index.search(query(q))).map((h, i) => ({ ...h, n: i + 1 }));
+    const pieces = await pool.compose(q, sources, undefined, ['PM2']);
+    expect(pieces.join('')).toMatch(/^I couldn't find this in the documentation/);
+    expect(pieces).toEqual(new ExtractiveAnswerGenerator().composePieces(q, sources, undefined, ['PM2']));
+  });
+
   it('composes with the heading path of a source, which names the section a continued passage is in', async () => {
     pool = await ReadPool.start({ file: join(dir, 'kbqa.sqlite'), workers: 1 });
     const q = 'Which option answers 503 when the handler takes too long?';

@@ -111,7 +111,12 @@ export class ReadPool {
   }
 
   /** {@link ExtractiveAnswerGenerator.composePieces} on a worker. */
-  compose(question: string, sources: AnswerSource[], context?: string): Promise<string[]> {
+  compose(
+    question: string,
+    sources: AnswerSource[],
+    context?: string,
+    unknownWords?: string[],
+  ): Promise<string[]> {
     // Only the fields composing reads: a source may carry more than a message can clone.
     const plain = sources.map(({ n, content, title, link, score, headingPath, curated }) => ({
       n,
@@ -122,7 +127,7 @@ export class ReadPool {
       headingPath,
       curated,
     }));
-    return this.send('compose', { op: 'compose', question, sources: plain, context });
+    return this.send('compose', { op: 'compose', question, sources: plain, context, unknownWords });
   }
 
   /** What each live worker tells of itself, in pool order. */
@@ -289,10 +294,11 @@ export class PooledExtractiveAnswerGenerator extends ExtractiveAnswerGenerator {
     question: string,
     sources: AnswerSource[],
     context?: string,
+    unknownWords?: string[],
   ): Promise<string[]> {
     // No worker left (the pool closed, or a dead worker's replacement could not start): this
     // thread composes, slower under load but still answering.
-    if (this.pool.size === 0) return super.answerPieces(question, sources, context);
-    return this.pool.compose(question, sources, context);
+    if (this.pool.size === 0) return super.answerPieces(question, sources, context, unknownWords);
+    return this.pool.compose(question, sources, context, unknownWords);
   }
 }

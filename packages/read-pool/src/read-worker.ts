@@ -73,7 +73,9 @@ function main(): void {
       case 'search':
         return index.search(request.query);
       case 'compose':
-        return Promise.resolve(generator.composePieces(request.question, request.sources, request.context));
+        return Promise.resolve(
+          generator.composePieces(request.question, request.sources, request.context, request.unknownWords),
+        );
       case 'stats':
         return Promise.resolve({
           termCacheEntries: index.termCacheEntries,

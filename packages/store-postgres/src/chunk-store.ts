@@ -341,6 +341,25 @@ export class PostgresChunkStore implements ChunkStore {
     return rows[0]?.n ?? 0;
   }
 
+  /**
+   * One statement for all the words: each read as the chunks' tsvectors are (kbqa_english), found
+   * through the GIN index and stopped at its first chunk of the project. A word the configuration
+   * reads as no lexeme is never absent.
+   */
+  async absentWords(projectId: number, words: string[]): Promise<string[]> {
+    if (words.length === 0) return [];
+    const { rows } = await this.pool.query<{ i: number }>(
+      `SELECT w.i::int AS i
+       FROM unnest($2::text[]) WITH ORDINALITY AS w (word, i),
+         LATERAL (SELECT plainto_tsquery('kbqa_english', w.word) AS q) t
+       WHERE numnode(t.q) > 0
+         AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.tsv @@ t.q AND c.project_id = $1)
+       ORDER BY w.i`,
+      [projectId, words],
+    );
+    return rows.map((r) => words[r.i - 1] as string);
+  }
+
   /** Nothing to do between writes: autovacuum keeps the GIN index's pending list short. */
   maintain(): void {}
 

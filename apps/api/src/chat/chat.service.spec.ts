@@ -6,7 +6,7 @@ import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.s
 import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
 import type { ChatTool, ToolsService } from '../tools/tools.service';
 import type { ChatDto } from './chat.dto';
-import { ChatService, searchQuestion } from './chat.service';
+import { ChatService, questionWords, searchQuestion } from './chat.service';
 
 const hit = {
   chunkId: 4,
@@ -25,15 +25,22 @@ function setup(
     supportsTools?: boolean;
     tools?: ChatTool[];
     usesSystemPrompt?: boolean;
+    usesUnknownWords?: boolean;
+    absent?: string[];
   } = {},
 ) {
   const calls: string[] = [];
   const retrieved: RetrieveRequest[] = [];
   const generated: AnswerRequest[] = [];
+  const lookedUp: string[][] = [];
   const retrieval = {
     retrieve: (r: RetrieveRequest) => {
       retrieved.push(r);
       return Promise.resolve(options.hits ?? [hit as unknown as SearchHit]);
+    },
+    absentWords: (_p: number, words: string[]) => {
+      lookedUp.push(words);
+      return Promise.resolve(words.filter((w) => options.absent?.includes(w)));
     },
   } as unknown as RetrievalService;
   const conversations = {
@@ -52,6 +59,7 @@ function setup(
     id: 'fake',
     supportsTools: options.supportsTools,
     usesSystemPrompt: options.usesSystemPrompt ?? true,
+    usesUnknownWords: options.usesUnknownWords,
     async *generate(request: AnswerRequest) {
       generated.push(request);
       await Promise.resolve();
@@ -75,7 +83,7 @@ function setup(
     chatTools: (_p: number, kind: string) => (keyKinds.push(kind), Promise.resolve(options.tools ?? [])),
   } as unknown as ToolsService;
   const service = new ChatService(retrieval, conversations, projects, teaching, generator, tools);
-  return { service, calls, retrieved, generated, keyKinds };
+  return { service, calls, retrieved, generated, keyKinds, lookedUp };
 }
 
 const signal = new AbortController().signal;
@@ -151,6 +159,27 @@ describe(ChatService.name, () => {
     expect(generated[0]?.systemPrompt).toBeUndefined();
   });
 
+  it("tells a generator that reads them which of the question's own words the project never uses", async () => {
+    const { service, generated, lookedUp } = setup({ usesUnknownWords: true, absent: ['PM2'] });
+    const dto = {
+      question: 'and with PM2 in cluster mode?',
+      history: [{ prompt: 'How do I deploy my app?', response: 'Build it.' }],
+    } as unknown as ChatDto;
+    const turn = await service.start(1, 'server', dto, signal);
+    for await (const _ of turn.pieces);
+    // The follow-up's own words, not the conversation's ("deploy").
+    expect(lookedUp).toEqual([['PM2', 'cluster', 'mode']]);
+    expect(generated[0]?.unknownWords).toEqual(['PM2']);
+  });
+
+  it('looks no word up for a generator that reads none', async () => {
+    const { service, generated, lookedUp } = setup();
+    const turn = await service.start(1, 'server', { question: 'Run it with PM2?' }, signal);
+    for await (const _ of turn.pieces);
+    expect(lookedUp).toEqual([]);
+    expect(generated[0]?.unknownWords).toBeUndefined();
+  });
+
   it('searches with the question made standalone from the history, but stores what was asked', async () => {
     const { service, calls, retrieved } = setup();
     const dto = {
@@ -224,6 +253,18 @@ describe(ChatService.name, () => {
       const none = setup({ supportsTools: true });
       expect((await none.service.start(1, 'server', { question: 'q' }, signal)).toolsOffered).toBe(false);
     });
+  });
+});
+
+describe(questionWords.name, () => {
+  it('keeps content words as written, once each, without stop words or single letters', () => {
+    expect(questionWords('How do I deploy to Fly.io with PM2 and pm2 logs, a b?')).toEqual([
+      'deploy',
+      'Fly',
+      'io',
+      'PM2',
+      'logs',
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { analyzeQuestion, condenseFollowUp, followUpContext } from '@kbqa/answer';
+import { isStopWord } from '@kbqa/text';
 import {
   type AnswerGenerator,
   type AnswerToolEvent,
@@ -87,6 +88,10 @@ export class ChatService {
           }
         : await this.conversations.startWithHuman(projectId, roleInfo, dto.question);
     // The key lookup proved the project exists; its prompt is read only for a model that uses it.
+    // The reader's own words, not the conversation's: a follow-up may name what the docs lack.
+    const unknownWords = this.generator.usesUnknownWords
+      ? await this.retrieval.absentWords(projectId, questionWords(dto.question))
+      : undefined;
     const systemPrompt = this.generator.usesSystemPrompt
       ? ((await this.projects.getProject(projectId)).systemPrompt ?? undefined)
       : undefined;
@@ -116,6 +121,7 @@ export class ChatService {
     };
     const pieces = this.generator.generate({
       ...search,
+      unknownWords,
       sources: sources.map((h, i) => ({
         n: i + 1,
         content: h.content,
@@ -174,6 +180,26 @@ export function searchQuestion(
     context: followUpContext(question, history),
     ...(topic ? { topic } : {}),
   };
+}
+
+/** Most words of a question looked up in the index (ChunkStore.absentWords). */
+const MAX_LOOKED_UP_WORDS = 24;
+
+/**
+ * The distinct content words of a question as written ("PM2", "NestJS", "Fly" of "Fly.io"),
+ * stop words and one-letter words left out, at most {@link MAX_LOOKED_UP_WORDS}.
+ */
+export function questionWords(question: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const word of question.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const lower = word.toLowerCase();
+    if (lower.length < 2 || isStopWord(lower) || seen.has(lower)) continue;
+    seen.add(lower);
+    out.push(word);
+    if (out.length >= MAX_LOOKED_UP_WORDS) break;
+  }
+  return out;
 }
 
 /**

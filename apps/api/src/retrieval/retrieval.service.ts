@@ -35,6 +35,11 @@ export class RetrievalService {
     @Optional() @Inject(READ_POOL) private readonly pool: ReadPool | null = null,
   ) {}
 
+  /** The words no chunk of the project has (ChunkStore.absentWords), on the service's connection. */
+  async absentWords(projectId: number, words: string[]): Promise<string[]> {
+    return words.length === 0 ? [] : await this.store.absentWords(projectId, words);
+  }
+
   async retrieve(request: RetrieveRequest): Promise<SearchHit[]> {
     if (request.threshold >= 1) return [];
     const vector = await this.embedding.embedQuery(request.question);

@@ -165,6 +165,24 @@ export function describeChunkStoreContract(
       );
 
       it(
+        'reports the words no chunk of the project has, read as the index reads them',
+        async () => {
+          await store.replaceSources([
+            input(p1, 'a', [contractDraft('Run several servers behind a proxy with `trustProxy`.')]),
+            input(p2, 'b', [contractDraft('Deploy with PM2 in cluster mode.')]),
+          ]);
+          // "servers" is found by "server" (stemmed as the index does); PM2 and cluster are in
+          // the other project only; punctuation is never reported.
+          expect(
+            await store.absentWords(p1, ['server', 'PM2', 'proxy', 'cluster', 'trustProxy', '?!']),
+          ).toEqual(['PM2', 'cluster']);
+          expect(await store.absentWords(p2, ['pm2', 'proxy'])).toEqual(['proxy']);
+          expect(await store.absentWords(p1, [])).toEqual([]);
+        },
+        t,
+      );
+
+      it(
         'replaces several sources in one call, each once',
         async () => {
           const results = await store.replaceSources([

@@ -209,8 +209,11 @@ export class SqliteChunkIndex implements ChunkStore {
         'SELECT count(*) AS n FROM chunks WHERE project_id = ?',
       ),
       countAllChunks: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunks'),
-      anyMatch: db.prepare<[string], { one: number }>(
-        'SELECT 1 AS one FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 1',
+      // Unscoped MATCH, the project checked per row: intersecting with the project token's posting
+      // list (every chunk of the project) would read all of it for a common word.
+      anyMatch: db.prepare<[string, number], { one: number }>(
+        `SELECT 1 AS one FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+         WHERE chunks_fts MATCH ? AND c.project_id = ? LIMIT 1`,
       ),
       generation: db.prepare<[], { n: number }>('SELECT n FROM chunk_generation WHERE id = 1'),
       // Arrays, not row objects: a common word's list has tens of thousands of rows.
@@ -403,8 +406,9 @@ export class SqliteChunkIndex implements ChunkStore {
   }
 
   /**
-   * One FTS5 lookup per word, scoped to the project and stopped at the first match: about 0.1 ms
-   * for a word no chunk has, as much for a common one (its first posting answers).
+   * One FTS5 lookup per word, stopped at the first chunk of the project: immediate for a word no
+   * chunk has and for a common one (its first posting is usually the project's); a word only
+   * other projects use walks its own postings.
    */
   absentWords(projectId: number, words: string[]): string[] {
     return words.filter((word) => {
@@ -413,7 +417,7 @@ export class SqliteChunkIndex implements ChunkStore {
         .replace(/[^\p{L}\p{N}]+/gu, ' ')
         .trim();
       if (!term) return false;
-      return this.stmt.anyMatch.get(projectMatch(projectId, `"${term}"`)) === undefined;
+      return this.stmt.anyMatch.get(textMatch(`"${term}"`), projectId) === undefined;
     });
   }
 

@@ -157,6 +157,24 @@ describe(ExtractiveAnswerGenerator.name, () => {
       expect(await ask('How do I run my server app with PM2?', ['PM2'])).toMatch(/^I couldn't find/);
     });
 
+    it('does not count the one plain word no page uses against the passages', async () => {
+      const sources = [
+        source(1, 'Logging', '## Pretty logs\n\nPipe the log lines through `pretty-log` while developing.'),
+        source(2, 'Testing', '## Watching\n\nRestart the tests on every change of the source files.'),
+      ];
+      const ask = async (unknownWords: string[]) =>
+        (
+          await collect(
+            new ExtractiveAnswerGenerator().generate({
+              ...request('How do I get colorized log lines on every restart?', sources),
+              unknownWords,
+            }),
+          )
+        ).join('');
+      expect(await ask([])).toMatch(/^I couldn't find/);
+      expect(await ask(['colorized'])).toContain('`pretty-log`');
+    });
+
     it('is answered when the one word no page uses is a plain word or a number', async () => {
       for (const [question, unknown] of [
         ['How do I run my server app, colorized?', ['colorized']],

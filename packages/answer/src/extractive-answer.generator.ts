@@ -292,7 +292,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (curated && curated.content.trim()) return [citeCurated(curated)];
     if (namesWhatDocsLack(question, unknownWords ?? [])) return notCovered(sources);
     const shape = analyzeQuestion(question);
-    const scored = this.score(question, sources, shape, context);
+    const scored = this.score(question, sources, shape, context, unknownWords ?? []);
     if (!scored) return [NOT_COVERED_ANSWER];
     if (scored.coverage < this.minCoverage) return notCovered(sources);
 
@@ -681,6 +681,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     sources: AnswerSource[],
     shape: QuestionShape,
     context: string | undefined,
+    unknownWords: string[] = [],
   ): Scored | undefined {
     const candidates: Candidate[] = [];
     const sourceTerms: Array<Set<string>> = [];
@@ -731,7 +732,11 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     // without a timezone fail validation", "is a plugin without tests accepted?"): X is part of
     // what is asked, and only sentences naming X without an alternative rank lower.
     const describes = shape.type === 'troubleshooting' || shape.type === 'yes-no';
-    const asked = (t: string): boolean => !frame.has(t) && (describes || !negated.has(t)) && !framing.has(t);
+    // A word no page of the project uses ("colorized" for what pages call pretty printing) can match
+    // no sentence: weighed, it only counted against every passage's coverage of the question.
+    const absent = new Set(unknownWords.flatMap((w) => terms(w)));
+    const asked = (t: string): boolean =>
+      !frame.has(t) && (describes || !negated.has(t)) && !framing.has(t) && !absent.has(t);
     const asks = terms(plainWords(question));
     const queryTerms = [...new Set(asks)].filter(asked);
     const queryIds = identifiers(question);

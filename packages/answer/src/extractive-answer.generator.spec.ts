@@ -2,6 +2,7 @@ import { KbqaError, type AnswerRequest, type AnswerSource } from '@kbqa/core';
 import { readDoc, section } from '../test/corpus';
 import {
   ExtractiveAnswerGenerator,
+  MIN_PASSAGE_COVERAGE,
   NOT_COVERED_ANSWER,
   SEE_ALSO,
   cite,
@@ -162,10 +163,11 @@ describe(ExtractiveAnswerGenerator.name, () => {
         source(1, 'Logging', '## Pretty logs\n\nPipe the log lines through `pretty-log` while developing.'),
         source(2, 'Testing', '## Watching\n\nRestart the tests on every change of the source files.'),
       ];
+      // The floor held where it is without a lookup, to see the word's own effect.
       const ask = async (unknownWords: string[]) =>
         (
           await collect(
-            new ExtractiveAnswerGenerator().generate({
+            new ExtractiveAnswerGenerator({ minCoverage: MIN_PASSAGE_COVERAGE }).generate({
               ...request('How do I get colorized log lines on every restart?', sources),
               unknownWords,
             }),
@@ -173,6 +175,22 @@ describe(ExtractiveAnswerGenerator.name, () => {
         ).join('');
       expect(await ask([])).toMatch(/^I couldn't find/);
       expect(await ask(['colorized'])).toContain('`pretty-log`');
+    });
+
+    it('lowers the coverage floor once the words were looked up, and only then', async () => {
+      const sources = [
+        source(1, 'Logging', '## Pretty logs\n\nPipe the log lines through `pretty-log` while developing.'),
+        source(2, 'Testing', '## Watching\n\nRestart the tests on every change of the source files.'),
+      ];
+      const question = 'How do I get readable log lines on every restart of the app?';
+      const ask = async (unknownWords?: string[]) =>
+        (
+          await collect(
+            new ExtractiveAnswerGenerator().generate({ ...request(question, sources), unknownWords }),
+          )
+        ).join('');
+      expect(await ask()).toMatch(/^I couldn't find/);
+      expect(await ask([])).toContain('`pretty-log`');
     });
 
     it('is answered when the one word no page uses is a plain word or a number', async () => {

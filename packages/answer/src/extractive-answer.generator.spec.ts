@@ -32,6 +32,16 @@ async function answer(question: string, sources: AnswerSource[]): Promise<string
   return (await collect(new ExtractiveAnswerGenerator().generate(request(question, sources)))).join('');
 }
 
+/** The answer to a request that carries `unknownWords` (undefined: not looked up). */
+async function answerKnowing(
+  question: string,
+  sources: AnswerSource[],
+  unknownWords: string[] | undefined,
+  generator = new ExtractiveAnswerGenerator(),
+): Promise<string> {
+  return (await collect(generator.generate({ ...request(question, sources), unknownWords }))).join('');
+}
+
 // Sections of the repository's docs corpus (fixtures/docs-corpus), each holding a known answer.
 const plugins = (): string => section('reference/plugins.md', 'Plugin options');
 const scope = (): string => readDoc('reference/plugins.md').split('## Plugin options')[0] ?? '';
@@ -141,15 +151,8 @@ describe(ExtractiveAnswerGenerator.name, () => {
       '',
       'Run your server app with `node server.js` and put a reverse proxy in front of it.',
     ].join('\n');
-    const ask = async (question: string, unknownWords: string[]): Promise<string> =>
-      (
-        await collect(
-          new ExtractiveAnswerGenerator().generate({
-            ...request(question, [source(1, 'Deployment', deploy)]),
-            unknownWords,
-          }),
-        )
-      ).join('');
+    const ask = (question: string, unknownWords: string[]): Promise<string> =>
+      answerKnowing(question, [source(1, 'Deployment', deploy)], unknownWords);
 
     it('is not covered, with the closest pages, for a name the docs never use', async () => {
       const text = await ask('How do I run my server app in cluster mode with PM2?', ['PM2', 'cluster']);
@@ -164,15 +167,13 @@ describe(ExtractiveAnswerGenerator.name, () => {
         source(2, 'Testing', '## Watching\n\nRestart the tests on every change of the source files.'),
       ];
       // The floor held where it is without a lookup, to see the word's own effect.
-      const ask = async (unknownWords: string[]) =>
-        (
-          await collect(
-            new ExtractiveAnswerGenerator({ minCoverage: MIN_PASSAGE_COVERAGE }).generate({
-              ...request('How do I get colorized log lines on every restart?', sources),
-              unknownWords,
-            }),
-          )
-        ).join('');
+      const ask = (unknownWords: string[]) =>
+        answerKnowing(
+          'How do I get colorized log lines on every restart?',
+          sources,
+          unknownWords,
+          new ExtractiveAnswerGenerator({ minCoverage: MIN_PASSAGE_COVERAGE }),
+        );
       expect(await ask([])).toMatch(/^I couldn't find/);
       expect(await ask(['colorized'])).toContain('`pretty-log`');
     });
@@ -183,12 +184,7 @@ describe(ExtractiveAnswerGenerator.name, () => {
         source(2, 'Testing', '## Watching\n\nRestart the tests on every change of the source files.'),
       ];
       const question = 'How do I get readable log lines on every restart of the app?';
-      const ask = async (unknownWords?: string[]) =>
-        (
-          await collect(
-            new ExtractiveAnswerGenerator().generate({ ...request(question, sources), unknownWords }),
-          )
-        ).join('');
+      const ask = (unknownWords?: string[]) => answerKnowing(question, sources, unknownWords);
       expect(await ask()).toMatch(/^I couldn't find/);
       expect(await ask([])).toContain('`pretty-log`');
     });

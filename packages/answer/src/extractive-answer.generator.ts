@@ -359,6 +359,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       if (!best || c.score > best.score) best = c;
     }
     if (!best) return chosen;
+    if (!troubleshooting) return [...chosen, best];
     // The block a problem report matches best is often the code the reader wrote, and the block
     // right after it in its section the fix ("// v4 … req.params.hasOwnProperty(…)", then
     // "// v5 … Object.hasOwn(req.params, …)"; "Bad example!", then the decorated version).
@@ -371,7 +372,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         c.unit.position <= best.unit.position + 2 &&
         c.unit.text.length <= this.maxCodeChars,
     );
-    return fix && troubleshooting ? [...chosen, best, fix] : [...chosen, best];
+    return fix ? [...chosen, best, fix] : [...chosen, best];
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */
@@ -1197,16 +1198,12 @@ function withInstruction(chosen: Candidate[], candidates: Candidate[]): Candidat
   let step: Candidate | undefined;
   for (const anchor of chosen) {
     if (anchor.unit.kind !== 'sentence') continue;
-    // Or right before it in its paragraph: "To handle errors inside the route, specify the
-    // `attachValidation` option. If there is a validation error, …".
-    step = candidates.find(
-      (c) =>
-        (followsWithin(anchor, c, 4) ||
-          (c.sourceIndex === anchor.sourceIndex &&
-            c.unit.block === anchor.unit.block &&
-            c.unit.position === anchor.unit.position - 1)) &&
-        instructsWithCode(c),
-    );
+    // Right before it in its paragraph ("To handle errors inside the route, specify the
+    // `attachValidation` option. If there is a validation error, …"), else a few units after it.
+    const before = previousInBlock(anchor, candidates);
+    step =
+      (before && instructsWithCode(before) ? before : undefined) ??
+      candidates.find((c) => followsWithin(anchor, c, 4) && instructsWithCode(c));
     if (step) {
       lead = anchor;
       break;
@@ -1353,10 +1350,10 @@ function withListNames(chosen: Candidate[], candidates: Candidate[]): Candidate[
  * A sentence that opens by pointing back at the one before it: "This may result in …", "It is …",
  * or an instruction about it: "Enable it only when …", "Use them sparingly".
  */
-/** "these four properties", "both of these options": a count of things named earlier. */
-const COUNTED_BACK = /\b(?:these|those|the\s+above)\s+(?:two|three|four|five|six|seven|eight|\d+)\s+[a-z]+/i;
 const ANAPHOR =
   /^(?:this|that|these|those|it|they|such|doing so|in (?:this|that|such a) case|[a-z]+\s+(?:it|them)\b)/i;
+/** "these four properties", "the above two options": a count of things named earlier. */
+const COUNTED_BACK = /\b(?:these|those|the\s+above)\s+(?:two|three|four|five|six|seven|eight|\d+)\s+[a-z]+/i;
 /** A list entry's name that is an identifier: `ip`, `.status(code)`, `@acme/cors`. */
 const NAME_ENTRY = /^[.A-Za-z_$@][\w$.@/-]*(?:\([^()]*\))?$/;
 /** A list entry that opens with a capitalized name and a colon: "Autocannon: An HTTP/1.1 …". */
@@ -1414,17 +1411,23 @@ function antecedentOf(c: Candidate, candidates: Candidate[]): Candidate | undefi
 function withNamingLead(chosen: Candidate[], candidates: Candidate[]): Candidate[] {
   const first = chosen[0];
   if (!first || first.unit.kind !== 'sentence' || identifiers(first.unit.text).length > 0) return chosen;
-  const previous = candidates[candidates.indexOf(first) - 1];
+  const previous = previousInBlock(first, candidates);
   if (
     !previous ||
     previous.unit.kind !== 'sentence' ||
-    previous.sourceIndex !== first.sourceIndex ||
-    previous.unit.block !== first.unit.block ||
     chosen.includes(previous) ||
     identifiers(previous.unit.text).length === 0
   )
     return chosen;
   return [previous, ...chosen];
+}
+
+/** The unit right before `c` in its paragraph or list entry (same source and block), if any. */
+function previousInBlock(c: Candidate, candidates: Candidate[]): Candidate | undefined {
+  const previous = candidates[candidates.indexOf(c) - 1];
+  return previous?.sourceIndex === c.sourceIndex && previous.unit.block === c.unit.block
+    ? previous
+    : undefined;
 }
 
 /** Each chosen sentence preceded by what it cannot be read without ({@link antecedentOf}). */

@@ -87,11 +87,11 @@ export class ChatService {
             humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question),
           }
         : await this.conversations.startWithHuman(projectId, roleInfo, dto.question);
-    // The key lookup proved the project exists; its prompt is read only for a model that uses it.
     // The reader's own words, not the conversation's: a follow-up may name what the docs lack.
     const unknownWords = this.generator.usesUnknownWords
       ? await this.retrieval.absentWords(projectId, questionWords(dto.question))
       : undefined;
+    // The key lookup proved the project exists; its prompt is read only for a model that uses it.
     const systemPrompt = this.generator.usesSystemPrompt
       ? ((await this.projects.getProject(projectId)).systemPrompt ?? undefined)
       : undefined;

@@ -17,6 +17,7 @@ const BENCHMARKS = [
   { name: 'postgres-chat', script: 'bench/postgres-chat.js' },
   { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },
   { name: 'answers', script: 'bench/answers/quality.js' },
+  { name: 'sentence-choice', script: 'bench/answers/sentence-choice.js' },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },
   { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },
   { name: 'crawl-service', script: 'bench/crawl-service.js' },

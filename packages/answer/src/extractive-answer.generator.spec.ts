@@ -1327,6 +1327,47 @@ describe(ExtractiveAnswerGenerator.name, () => {
     });
   });
 
+  describe('scoredUnits', () => {
+    const content = [
+      '## `bodyLimit`',
+      '',
+      'Defines the maximum payload, in bytes, the server is allowed to accept.',
+      '',
+      '```js',
+      'const app = tidepool({ bodyLimit: 1048576 })',
+      '```',
+      '',
+      '## Logging',
+      '',
+      'Logging is off by default.',
+    ].join('\n');
+
+    it('lists every unit of the sources in order, with the score the rules pick from', () => {
+      const units = new ExtractiveAnswerGenerator().scoredUnits('What does bodyLimit limit?', [
+        source(3, 'Server', content, 0.6),
+      ]);
+      expect(units.map((u) => [u.kind, u.heading, u.sourceIndex])).toEqual([
+        ['sentence', '`bodyLimit`', 0],
+        ['code', '`bodyLimit`', 0],
+        ['sentence', 'Logging', 0],
+      ]);
+      const [limit, code, logging] = units;
+      expect(limit?.namesAskedId).toBe(false);
+      expect(code?.namesAskedId).toBe(true);
+      expect(limit?.headingOverlap).toBeGreaterThan(0);
+      expect(logging?.headingOverlap).toBe(0);
+      expect(logging?.bodyMatched).toBe(false);
+      expect(limit?.score).toBeGreaterThan(logging?.score ?? Infinity);
+      expect(units.every((u) => u.sourceScore === 0.6)).toBe(true);
+    });
+
+    it('is empty when nothing in the sources matches the question', () => {
+      expect(
+        new ExtractiveAnswerGenerator().scoredUnits('pizza dough recipe', [source(1, 'Server', content)]),
+      ).toEqual([]);
+    });
+  });
+
   describe('summarize', () => {
     it('stays within maxChars and keeps sentences in document order', async () => {
       const text = readDoc('guides/getting-started.md');

@@ -55,6 +55,36 @@ export interface ExtractiveAnswerGeneratorOptions {
   minCoverage?: number;
 }
 
+/**
+ * One unit (sentence or code block) of the sources as the generator scored it for a question:
+ * what the rules choose from. {@link ExtractiveAnswerGenerator.scoredUnits} returns them so a
+ * benchmark can judge the choice (bench/answers/sentence-choice.js).
+ */
+export interface ScoredUnit {
+  kind: 'sentence' | 'code';
+  text: string;
+  /** The nearest heading above the unit. */
+  heading: string;
+  /** The unit's source among the given ones, from 0, and the retriever's score of it. */
+  sourceIndex: number;
+  sourceScore: number;
+  /** Order among the sentences of its section (a passage cut mid-section starts at 2), and in its passage. */
+  sectionIndex: number;
+  position: number;
+  /** The generator's score, from which the rules pick. */
+  score: number;
+  /** Share of the question's weighted terms and names the unit and its heading hold (0-1). */
+  relevance: number;
+  /** Whether the unit's own text (not only its heading) has one of the question's terms. */
+  bodyMatched: boolean;
+  /** Whether it has one of the question's own words, not only the conversation's topic. */
+  ownMatched: boolean;
+  /** Share of the question's terms its heading and page title hold (0-1). */
+  headingOverlap: number;
+  /** Whether it writes a name the question writes in code form (`reply.code`, `bodyLimit`). */
+  namesAskedId: boolean;
+}
+
 interface Candidate {
   unit: TextUnit;
   sourceIndex: number;
@@ -373,6 +403,42 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
         c.unit.text.length <= this.maxCodeChars,
     );
     return fix ? [...chosen, best, fix] : [...chosen, best];
+  }
+
+  /**
+   * Every unit of the sources with the score the rules choose from, in source order; empty when
+   * no unit matches the question (the answer is then "not covered"). For benchmarks of sentence
+   * choice, which compare this score with other orderings of the same units.
+   */
+  scoredUnits(
+    question: string,
+    sources: AnswerSource[],
+    context?: string,
+    unknownWords?: string[],
+  ): ScoredUnit[] {
+    const shape = analyzeQuestion(question);
+    const scored = this.score(question, sources, shape, context, unknownWords ?? []);
+    if (!scored) return [];
+    const asked = new Set(terms(question));
+    return scored.candidates.map((c) => {
+      let overlap = 0;
+      for (const t of c.headingTerms) if (asked.has(t)) overlap++;
+      return {
+        kind: c.unit.kind,
+        text: c.unit.text,
+        heading: c.unit.heading,
+        sourceIndex: c.sourceIndex,
+        sourceScore: c.source.score,
+        sectionIndex: c.sectionIndex,
+        position: c.unit.position,
+        score: c.score,
+        relevance: c.relevance,
+        bodyMatched: c.bodyMatched,
+        ownMatched: c.ownMatched,
+        headingOverlap: overlap / Math.max(1, asked.size),
+        namesAskedId: scored.ids.some((id) => containsIdentifier(c.lower, id)),
+      };
+    });
   }
 
   /** Sentences by score, without near duplicates, within the sentence and character budgets. */

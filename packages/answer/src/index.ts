@@ -3,6 +3,7 @@ export {
   ExtractiveAnswerGenerator,
   NOT_COVERED_ANSWER,
   type ExtractiveAnswerGeneratorOptions,
+  type ScoredUnit,
 } from './extractive-answer.generator';
 export { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
 export { CitationFilter, filterCitations } from './citation-filter.transform';

@@ -1,5 +1,9 @@
 import 'reflect-metadata';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } from '@kbqa/core';
+import type { AppConfig } from '../config/config';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { ProjectsService } from '../projects/projects.service';
 import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
@@ -27,6 +31,7 @@ function setup(
     usesSystemPrompt?: boolean;
     usesUnknownWords?: boolean;
     absent?: string[];
+    answerTrace?: string;
   } = {},
 ) {
   const calls: string[] = [];
@@ -82,7 +87,8 @@ function setup(
   const tools = {
     chatTools: (_p: number, kind: string) => (keyKinds.push(kind), Promise.resolve(options.tools ?? [])),
   } as unknown as ToolsService;
-  const service = new ChatService(retrieval, conversations, projects, teaching, generator, tools);
+  const config = { answerTrace: options.answerTrace } as AppConfig;
+  const service = new ChatService(retrieval, conversations, projects, teaching, generator, tools, config);
   return { service, calls, retrieved, generated, keyKinds, lookedUp };
 }
 
@@ -170,6 +176,31 @@ describe(ChatService.name, () => {
     // The follow-up's own words, not the conversation's ("deploy").
     expect(lookedUp).toEqual([['PM2', 'cluster', 'mode']]);
     expect(generated[0]?.unknownWords).toEqual(['PM2']);
+  });
+
+  it("appends each chat's generator inputs to the answer trace when one is set", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbqa-trace-'));
+    try {
+      const answerTrace = join(dir, 'trace.jsonl');
+      const { service } = setup({ usesUnknownWords: true, absent: ['PM2'], answerTrace });
+      for (const question of ['Run it with PM2?', 'What is bodyLimit?']) {
+        const turn = await service.start(1, 'server', { question }, signal);
+        for await (const _ of turn.pieces);
+      }
+      const lines = readFileSync(answerTrace, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines.map((l) => [l.question, l.unknownWords])).toEqual([
+        ['Run it with PM2?', ['PM2']],
+        ['What is bodyLimit?', []],
+      ]);
+      expect(lines[1].sources).toEqual([
+        expect.objectContaining({ n: 1, content: 'c', link: hit.link, headingPath: hit.headingPath }),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('looks no word up for a generator that reads none', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { analyzeQuestion, condenseFollowUp, followUpContext } from '@kbqa/answer';
 import { isStopWord } from '@kbqa/text';
@@ -11,6 +12,7 @@ import {
   type SearchHit,
 } from '@kbqa/core';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
+import { APP_CONFIG, type AppConfig } from '../config/config';
 import { parseLooseId } from '../common/validators';
 import { ConversationsService } from '../conversations/conversations.service';
 import { ProjectsService } from '../projects/projects.service';
@@ -47,6 +49,7 @@ export class ChatService {
     private readonly teaching: TeachingService,
     @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
     private readonly tools: ToolsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -119,18 +122,23 @@ export class ChatService {
       }
       turn.onToolEvent?.(event);
     };
+    const answerSources = sources.map((h, i) => ({
+      n: i + 1,
+      content: h.content,
+      title: h.title,
+      link: h.link,
+      score: h.score,
+      headingPath: h.headingPath,
+      curated: taught !== undefined && i === 0,
+    }));
+    if (this.config.answerTrace) {
+      const line = JSON.stringify({ ...search, unknownWords, sources: answerSources });
+      await appendFile(this.config.answerTrace, `${line}\n`);
+    }
     const pieces = this.generator.generate({
       ...search,
       unknownWords,
-      sources: sources.map((h, i) => ({
-        n: i + 1,
-        content: h.content,
-        title: h.title,
-        link: h.link,
-        score: h.score,
-        headingPath: h.headingPath,
-        curated: taught !== undefined && i === 0,
-      })),
+      sources: answerSources,
       history,
       additionalContext: dto.additional_context,
       temperature: dto.temperature,

@@ -54,6 +54,12 @@ export interface AppConfig {
    */
   readWorkers: number;
   /**
+   * KBQA_ANSWER_TRACE: a file each chat appends its answer generator's inputs to, one JSON line
+   * (question, conversation topic, the question's words no page has, sources). Off by default;
+   * bench/answers/sentence-choice.js replays the extractive answer's sentence choice from one.
+   */
+  answerTrace: string | undefined;
+  /**
    * BullMQ: how long a worker's hold on a running task lasts without renewal, and how often
    * workers look for tasks whose holder died (a SIGKILLed worker's task runs again after about
    * this long, up to twice it).
@@ -194,6 +200,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     runWorkers: bool(env, 'KBQA_WORKER', true),
     queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
     readWorkers: int(env, 'KBQA_READ_WORKERS', availableParallelism(), 0, 64),
+    answerTrace: env.KBQA_ANSWER_TRACE ? resolve(cwd, env.KBQA_ANSWER_TRACE) : undefined,
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
     queueStallMs: int(env, 'KBQA_QUEUE_STALL_MS', 30_000, 1_000, 3_600_000),

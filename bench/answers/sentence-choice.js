@@ -259,6 +259,10 @@ async function main() {
   }
   const ceiling = (group) => (group.filter((q) => q.units.some((u) => u.y)).length / group.length).toFixed(2);
   console.log(`| any unit (ceiling) | ${ceiling(tuned)} | ${ceiling(unseen)} |`);
+  console.log(
+    '\nThe unseen sets are held-out and dev5. What the orderings are, the rows of a small pretrained sentence ' +
+      'encoder and the command for real models (--embed, --rerank): docs/retrieval-experiments.md, "eighth answers session".',
+  );
 }
 
 main().catch((error) => {

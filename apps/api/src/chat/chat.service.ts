@@ -5,6 +5,7 @@ import { analyzeQuestion, condenseFollowUp, followUpContext } from '@kbqa/answer
 import { isStopWord } from '@kbqa/text';
 import {
   type AnswerGenerator,
+  type AnswerSource,
   type AnswerToolEvent,
   type HistoryTurn,
   type KeyKind,
@@ -122,15 +123,7 @@ export class ChatService {
       }
       turn.onToolEvent?.(event);
     };
-    const answerSources = sources.map((h, i) => ({
-      n: i + 1,
-      content: h.content,
-      title: h.title,
-      link: h.link,
-      score: h.score,
-      headingPath: h.headingPath,
-      curated: taught !== undefined && i === 0,
-    }));
+    const answerSources = toAnswerSources(sources, taught !== undefined);
     if (this.config.answerTrace) {
       const line = JSON.stringify({ ...search, unknownWords, sources: answerSources });
       await appendFile(this.config.answerTrace, `${line}\n`);
@@ -216,4 +209,17 @@ export function questionWords(question: string): string[] {
  */
 export function withTaughtFirst(hits: SearchHit[], taught: TaughtMatch, topK: number): SearchHit[] {
   return [taught.hit, ...hits.filter((h) => h.sourceId !== taught.hit.sourceId)].slice(0, topK);
+}
+
+/** Sources as the answer generator reads them, numbered from 1; the first is curated when taught. */
+export function toAnswerSources(hits: SearchHit[], taughtFirst: boolean): AnswerSource[] {
+  return hits.map((h, i) => ({
+    n: i + 1,
+    content: h.content,
+    title: h.title,
+    link: h.link,
+    score: h.score,
+    headingPath: h.headingPath,
+    curated: taughtFirst && i === 0,
+  }));
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { type AnswerGenerator, KbqaError, parseWhere, type SearchHit } from '@kbqa/core';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { NUM_CHUNKS } from '../chat/chat.dto';
-import { withTaughtFirst } from '../chat/chat.service';
+import { toAnswerSources, withTaughtFirst } from '../chat/chat.service';
 import { type Bucket, RateLimits } from '../common/rate-limit';
 import { type AuthenticatedKey, ProjectsService } from '../projects/projects.service';
 import { RetrievalService } from '../retrieval/retrieval.service';
@@ -89,15 +89,7 @@ export class McpKnowledgeService {
     let answer = '';
     const pieces = this.generator.generate({
       question,
-      sources: sources.map((h, i) => ({
-        n: i + 1,
-        content: h.content,
-        title: h.title,
-        link: h.link,
-        score: h.score,
-        headingPath: h.headingPath,
-        curated: taught !== undefined && i === 0,
-      })),
+      sources: toAnswerSources(sources, taught !== undefined),
       history: [],
       systemPrompt: project.systemPrompt ?? undefined,
       signal,

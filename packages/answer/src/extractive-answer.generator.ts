@@ -1,5 +1,7 @@
 import type { AnswerGenerator, AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
 import { cleanInline, cleanMarkup, extractiveSummary, splitMarkdownUnits, type TextUnit } from '@kbqa/text';
+import { guardPieces } from './answer-hygiene';
+import { withAnnouncedBlocks } from './announced-block.pass';
 import { throwIfAborted } from './abort.util';
 import { condenseFollowUp } from './follow-up.util';
 import { analyzeQuestion, type QuestionShape } from './question-type.util';
@@ -360,7 +362,12 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
       chosen = withNamedDefinition(chosen, scored.candidates, scored.ids, 0);
     else if (shape.type === 'troubleshooting')
       chosen = withNamedDefinition(chosen, scored.candidates, scored.ids, 1);
-    return render(withListNames(withAntecedents(chosen, scored.candidates), scored.candidates));
+    const listed = withListNames(withAntecedents(chosen, scored.candidates), scored.candidates);
+    const pieces = render(withAnnouncedBlocks(listed, scored.candidates, this.maxCodeChars));
+    // The hygiene guard drops what a reader must not see (a sentence announcing a block that is
+    // not shown, one cut mid-thought, markup, repeats); an answer left empty is no answer.
+    const clean = guardPieces(pieces, new Set(sources.map((s) => s.n)));
+    return clean.length > 0 ? clean : notCovered(sources);
   }
 
   /**
@@ -1628,10 +1635,19 @@ function render(chosen: Candidate[]): string[] {
       pieces.push(`${pieces.length > 0 ? '\n\n' : ''}${intro}${c.unit.text}`);
       return;
     }
+    if (c.unit.listItem && previous !== undefined && previous.sourceIndex === c.sourceIndex) {
+      // An item shown after the sentence announcing its list: a list line, cited by that sentence.
+      pieces.push(`${previous.unit.listItem ? '\n' : '\n\n'}- ${c.unit.text}`);
+      return;
+    }
     const sameParagraph =
       previous !== undefined && previous.unit.kind === 'sentence' && previous.sourceIndex === c.sourceIndex;
     const separator = pieces.length === 0 ? '' : sameParagraph ? ' ' : '\n\n';
-    const introducesNext = next?.unit.kind === 'code' && follows(c, next);
+    const introducesNext =
+      next !== undefined &&
+      (next.unit.kind === 'code' || next.unit.listItem === true) &&
+      next.sourceIndex === c.sourceIndex &&
+      next.unit.position === c.unit.position + 1;
     // The name goes in front once per section: later sentences of that section continue it.
     const section = `${c.sourceIndex}\u0000${c.unit.heading}`;
     let text = c.unit.text;

@@ -24,3 +24,10 @@ export {
 } from './question-type.util';
 export { contentTerms, jaccard, termOverlap } from './similarity.util';
 export { ToolCallAssembler, parseToolArguments, type AssembledToolCall } from './tool-call.assembler';
+export {
+  HYGIENE_RULES,
+  guardPieces,
+  lintAnswer,
+  type HygieneRule,
+  type HygieneViolation,
+} from './answer-hygiene';

@@ -44,6 +44,20 @@ describe('splitMarkdownUnits in quotes', () => {
     expect(units.map((u) => u.text)).toEqual(['Warning:', 'First item here', 'Second item here']);
   });
 
+  it('marks the sentences of list items, in and out of blockquotes, and nothing else', () => {
+    const units = splitMarkdownUnits(
+      'Pick one:\n\n- Alpha mode\n- Beta mode\n\nThen restart.\n\n> Options:\n> 1. Quiet',
+    );
+    expect(units.map((u) => [u.text, u.listItem ?? false])).toEqual([
+      ['Pick one:', false],
+      ['Alpha mode', true],
+      ['Beta mode', true],
+      ['Then restart.', false],
+      ['Options:', false],
+      ['Quiet', true],
+    ]);
+  });
+
   it('reads a heading inside a blockquote as the heading of what follows it', () => {
     const units = splitMarkdownUnits(
       '## Support\n\n> ## Security releases\n>\n> Pin the minor version with a tilde.',

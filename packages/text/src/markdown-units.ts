@@ -16,12 +16,15 @@ export interface TextUnit {
   position: number;
   /** Units of one paragraph, list item or code block share this index. */
   block: number;
+  /** Set on the sentences of a list item, which show what a sentence ending in ":" announces. */
+  listItem?: true;
 }
 
 interface Block {
   kind: 'paragraph' | 'code';
   text: string;
   heading: string;
+  listItem?: true;
 }
 
 const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
@@ -56,6 +59,7 @@ export function splitMarkdownUnits(markdown: string): TextUnit[] {
         heading: block.heading,
         position: units.length,
         block: blockIndex,
+        ...(block.listItem ? { listItem: true as const } : {}),
       });
     }
   });
@@ -67,11 +71,14 @@ function parseBlocks(markdown: string): Block[] {
   const blocks: Block[] = [];
   let heading = '';
   let paragraph: string[] = [];
+  let listItem = false;
 
   const flush = (): void => {
     const text = paragraph.join(' ').trim();
-    if (text) blocks.push({ kind: 'paragraph', text, heading });
+    if (text)
+      blocks.push({ kind: 'paragraph', text, heading, ...(listItem ? { listItem: true as const } : {}) });
     paragraph = [];
+    listItem = false;
   };
 
   for (let i = 0; i < lines.length; i++) {
@@ -134,6 +141,7 @@ function parseBlocks(markdown: string): Block[] {
     if (item) {
       flush();
       paragraph.push((item[1] ?? '').trim());
+      listItem = true;
       continue;
     }
     const quote = BLOCKQUOTE.exec(line);
@@ -150,8 +158,10 @@ function parseBlocks(markdown: string): Block[] {
       // A list inside a quote ("> * Calling…") is one unit per item, as outside it.
       const quotedItem = LIST_ITEM.exec(content);
       if (content === '' || quotedItem) flush();
-      if (quotedItem) paragraph.push((quotedItem[1] ?? '').trim());
-      else if (content !== '') paragraph.push(content);
+      if (quotedItem) {
+        paragraph.push((quotedItem[1] ?? '').trim());
+        listItem = true;
+      } else if (content !== '') paragraph.push(content);
       continue;
     }
     paragraph.push(line.trim());

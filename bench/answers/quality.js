@@ -110,6 +110,7 @@ const THRESHOLDS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
 const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0
 // The documented answer floor: a top source below it is not expected to answer the question.
 const { ANSWER_FLOOR } = require('../../packages/core/dist');
+const { HYGIENE_RULES, lintAnswer } = require('../../packages/answer/dist');
 const verbose = process.argv.includes('--verbose');
 const setsArg = process.argv[process.argv.indexOf('--sets') + 1];
 const ALL_SETS = [
@@ -298,13 +299,18 @@ async function main() {
   const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_EMBED_MODEL: 'none' };
   const project = cli(['projects', 'create', 'answers'], env);
   const key = cli(['keys', 'create', '--project', String(project.id), '--kind', 'server'], env).key;
-  // The vite pages live in a project of their own: the fastify questions never see them.
+  // The vite pages live in a service of their own (its own data folder): the fastify questions
+  // never see them, and the index's word statistics, which every project of a database shares,
+  // stay those of the fastify pages alone, so the fastify figures do not move with the vite set.
   let viteKey;
+  const viteDataDir = runVite ? tempDir('kbqa-bench-answers-vite-') : undefined;
+  const viteEnv = { ...env, KBQA_DATA_DIR: viteDataDir };
   if (runVite) {
-    const viteProject = cli(['projects', 'create', 'vite'], env);
-    viteKey = cli(['keys', 'create', '--project', String(viteProject.id), '--kind', 'server'], env).key;
+    const viteProject = cli(['projects', 'create', 'vite'], viteEnv);
+    viteKey = cli(['keys', 'create', '--project', String(viteProject.id), '--kind', 'server'], viteEnv).key;
   }
   const server = await startServer(env);
+  const viteServer = runVite ? await startServer(viteEnv) : undefined;
   let figures;
   try {
     const res = await post(server.baseUrl, '/v1/ingestDocuments', {
@@ -313,15 +319,15 @@ async function main() {
     });
     await waitForTask(server.baseUrl, res.body.task_id, 20);
     if (runVite) {
-      const viteRes = await post(server.baseUrl, '/v1/ingestDocuments', {
+      const viteRes = await post(viteServer.baseUrl, '/v1/ingestDocuments', {
         api_key: viteKey,
         documents: viteDocs.map((p) => ({ source: p.id, content: p.content })),
       });
-      await waitForTask(server.baseUrl, viteRes.body.task_id, 20);
+      await waitForTask(viteServer.baseUrl, viteRes.body.task_id, 20);
     }
     // Default retriever options: what a reader of the widget gets.
     const ask = async (question, history = [], apiKey = key) => {
-      const chat = await post(server.baseUrl, '/v1/serviceChat', {
+      const chat = await post(apiKey === viteKey ? viteServer.baseUrl : server.baseUrl, '/v1/serviceChat', {
         api_key: apiKey,
         question,
         history,
@@ -334,6 +340,8 @@ async function main() {
         links: dedupe(sources.map((s) => s.link)),
         passages: norm(sources.map((s) => s.content ?? '').join(' \n ')),
         top: sources.length ? Math.max(...sources.map((s) => s.relevance_score)) : 0,
+        // Hygiene: what the answer shows a reader that it never should (the rules of lintAnswer).
+        violations: lintAnswer(chat.body.answer?.text ?? '', new Set(sources.map((_, i) => i + 1))),
       };
     };
     const askAll = async (questions, apiKey = key) => {
@@ -457,7 +465,40 @@ async function main() {
       sweep: { main: sweep, heldout: THRESHOLDS.map((t) => separation(relHeld, t)) },
       best: { threshold: best.threshold, main: best, heldout: separation(relHeld, best.threshold) },
     };
-    figures = { main, heldout: held, dev, dev2, dev3, dev4, dev6, dev5, vite, followups: follow, relevance };
+    // Hygiene violations per set, by rule: counted on every answer, follow-ups' both turns included.
+    const hygieneOf = (replies) => {
+      const byRule = Object.fromEntries(HYGIENE_RULES.map((r) => [r, 0]));
+      for (const reply of replies) for (const v of reply.violations) byRule[v.rule]++;
+      return { answers: replies.length, byRule };
+    };
+    const pairReplies = (pairs) => pairs.flatMap((p) => [p.first, p.follow]);
+    const hygiene = {
+      main: hygieneOf(mainReplies),
+      heldout: hygieneOf(heldReplies),
+      dev: hygieneOf(devReplies),
+      dev2: hygieneOf(dev2Replies),
+      dev3: hygieneOf(dev3Replies),
+      dev4: hygieneOf(dev4Replies),
+      dev6: hygieneOf(dev6Replies),
+      dev5: hygieneOf(dev5Replies),
+      vite: hygieneOf(viteReplies),
+      followups: hygieneOf(pairReplies(followReplies)),
+      viteFollowups: hygieneOf(pairReplies(viteFollowReplies)),
+    };
+    figures = {
+      main,
+      heldout: held,
+      dev,
+      dev2,
+      dev3,
+      dev4,
+      dev6,
+      dev5,
+      vite,
+      followups: follow,
+      relevance,
+      hygiene,
+    };
 
     // ---- report ----
     const when = base ? `baseline written ${base.date}` : 'no baseline yet';
@@ -538,6 +579,22 @@ async function main() {
       );
     }
 
+    console.log('\n### Answer hygiene\n');
+    console.log(
+      'Violations of the answer hygiene rules (`lintAnswer` of @kbqa/answer) in every answer of each set ' +
+        '(follow-ups: both turns): a sentence announcing a block that is not shown, a sentence cut ' +
+        'mid-thought, callout markup, a repeated sentence, a citation naming no source.\n',
+    );
+    console.log(`| set | answers | ${HYGIENE_RULES.join(' | ')} | total |`);
+    console.log(`|---|---|${HYGIENE_RULES.map(() => '---|').join('')}---|`);
+    for (const [name, h] of Object.entries(hygiene)) {
+      if (h.answers === 0) continue;
+      const counts = HYGIENE_RULES.map((r) => h.byRule[r]);
+      console.log(
+        `| ${name} | ${h.answers} | ${counts.join(' | ')} | ${counts.reduce((a, b) => a + b, 0)} |`,
+      );
+    }
+
     console.log('\n### Relevance score as an answerability signal\n');
     console.log(
       'Top source `relevance_score` (0 without sources) ≥ threshold predicts "the docs answer this" ' +
@@ -568,7 +625,9 @@ async function main() {
     );
   } finally {
     await server.stop();
+    if (viteServer) await viteServer.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    if (viteDataDir) rmSync(viteDataDir, { recursive: true, force: true });
   }
   if (writeBaseline) {
     writeFileSync(

@@ -69,6 +69,8 @@
 //                     written from a run of every set, the vite corpus present
 //   --write-baseline  stores the figures in bench/answers/baseline.json; later runs print them in
 //                     a baseline column beside the current figures.
+//   --ablate          also prints the ablation (ablate.js): each pass, strategy and score feature of
+//                     the extractive generator switched off alone, replayed on the traced inputs.
 'use strict';
 const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -112,6 +114,7 @@ const DEFAULT_THRESHOLD = 0; // docs/api.md: relevance_threshold defaults to 0
 const { ANSWER_FLOOR } = require('../../packages/core/dist');
 const { HYGIENE_RULES, lintAnswer } = require('../../packages/answer/dist');
 const verbose = process.argv.includes('--verbose');
+const ablate = process.argv.includes('--ablate');
 const setsArg = process.argv[process.argv.indexOf('--sets') + 1];
 const ALL_SETS = [
   'main',
@@ -297,6 +300,9 @@ async function main() {
   const runVite = viteDocs.length > 0 && (SETS.has('vite') || SETS.has('vite-follow-ups'));
   const dataDir = tempDir('kbqa-bench-answers-');
   const env = { KBQA_DATA_DIR: dataDir, REDIS_URL: '', KBQA_EMBED_MODEL: 'none' };
+  // --ablate records what the generator is given, to replay it with each rule switched off.
+  const ablationTrace = ablate ? path.join(dataDir, 'answer-trace.jsonl') : undefined;
+  if (ablationTrace) env.KBQA_ANSWER_TRACE = ablationTrace;
   const project = cli(['projects', 'create', 'answers'], env);
   const key = cli(['keys', 'create', '--project', String(project.id), '--kind', 'server'], env).key;
   // The vite pages live in a service of their own (its own data folder): the fastify questions
@@ -623,6 +629,7 @@ async function main() {
         'defining sentence ≥ 0.9; not-covered ≥ 0.9 with no invented answer; follow-up page in top 3 ≥ 0.85; ' +
         'the documented threshold separating answers from non-answers.',
     );
+    if (ablationTrace) require('./ablate').printAblation(readFileSync(ablationTrace, 'utf8'));
   } finally {
     await server.stop();
     if (viteServer) await viteServer.stop();

@@ -225,6 +225,16 @@ describe(stripCallouts.name, () => {
     expect(stripCallouts(input)).toBe(input);
   });
 
+  it('leaves callouts nested past eight levels as they are, so time stays linear', () => {
+    const depth = 300;
+    const lines = Array.from({ length: depth }, (_, i) => `${' '.repeat(4 * i)}!!! note`);
+    lines.push(`${' '.repeat(4 * depth)}Deep text.`);
+    const out = stripCallouts(lines.join('\n')).split('\n');
+    expect(out[0]).toBe('!!! note');
+    expect(out).toHaveLength(depth - 8 + 1);
+    expect(out.at(-1)?.trim()).toBe('Deep text.');
+  });
+
   it('returns markdown without callouts unchanged', () => {
     const input = md('# Title', '', 'Ratio 3:2 and a::b.', '', '> A plain quote.', '', '- a list');
     expect(stripCallouts(input)).toBe(input);

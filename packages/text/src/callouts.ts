@@ -89,7 +89,13 @@ export function stripCallouts(markdown: string): string {
   return settle(strip(lines)).join('\n');
 }
 
-function strip(lines: readonly string[]): Line[] {
+/**
+ * Indented callouts (MkDocs, reST) nested deeper than this are left as they are: each level
+ * reads its body again, and a cap keeps the time linear on hostile input.
+ */
+const MAX_DEPTH = 8;
+
+function strip(lines: readonly string[], depth = 0): Line[] {
   const out: Line[] = [];
   let fence: string | undefined;
   /** Open `:::` containers; any bare `:::` closes the innermost, as authors nest them. */
@@ -125,18 +131,18 @@ function strip(lines: readonly string[]): Line[] {
       continue;
     }
 
-    const mkdocs = MKDOCS.exec(line);
+    const mkdocs = depth < MAX_DEPTH ? MKDOCS.exec(line) : null;
     if (mkdocs) {
       const indent = mkdocs[1] ?? '';
       const width = columns(indent) + 4;
       const end = blockEnd(lines, i + 1, (l) => columns(leading(l)) >= width);
       const body = lines.slice(i + 1, end).map((l) => dedent(l, width));
-      pushTitled(out, indent, calloutTitle(mkdocs[2] ?? ''), strip(body));
+      pushTitled(out, indent, calloutTitle(mkdocs[2] ?? ''), strip(body, depth + 1));
       i = end - 1;
       continue;
     }
 
-    const rest = REST.exec(line);
+    const rest = depth < MAX_DEPTH ? REST.exec(line) : null;
     if (rest) {
       const indent = rest[1] ?? '';
       const width = columns(indent);
@@ -144,14 +150,15 @@ function strip(lines: readonly string[]): Line[] {
       while (start < lines.length && REST_OPTION.test(lines[start] ?? '')) start++;
       const end = blockEnd(lines, start, (l) => columns(leading(l)) > width);
       const nested = lines.slice(start, end);
-      const min = Math.min(...nested.filter((l) => l.trim() !== '').map((l) => columns(leading(l))));
+      let min = Number.POSITIVE_INFINITY;
+      for (const l of nested) if (l.trim() !== '') min = Math.min(min, columns(leading(l)));
       const body = nested.map((l) => dedent(l, Number.isFinite(min) ? min : 0));
       const argument = (rest[3] ?? '').trim();
       if ((rest[2] ?? '').toLowerCase() === 'admonition') {
-        pushTitled(out, indent, calloutTitle(argument), strip(body));
+        pushTitled(out, indent, calloutTitle(argument), strip(body, depth + 1));
       } else {
         // The argument of `.. note:: Text` is the first line of the body's first paragraph.
-        pushTitled(out, indent, '', strip(argument ? [argument, ...body] : body));
+        pushTitled(out, indent, '', strip(argument ? [argument, ...body] : body, depth + 1));
       }
       i = end - 1;
       continue;

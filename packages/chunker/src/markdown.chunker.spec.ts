@@ -114,6 +114,36 @@ describe(MarkdownChunker.name, () => {
     });
   });
 
+  describe('callouts', () => {
+    it('chunks the text of callouts without their markup', () => {
+      const content = [
+        '# Pools',
+        ':::warning Shared pools',
+        'Close the pool before the process exits.',
+        ':::',
+        '!!! note',
+        '    Idle clients are released after a minute.',
+        '> [!TIP]',
+        '> Size the pool to the number of cores.',
+        '',
+        '> info **Hint** Pools are per process.',
+      ].join('\n');
+      const chunks = small.chunk(doc(content, { summarize: {} }));
+      expect(chunks[0]?.content).toBe(
+        [
+          '# Pools',
+          'Shared pools',
+          'Close the pool before the process exits.',
+          'Idle clients are released after a minute.',
+          '> Size the pool to the number of cores.',
+          '> Pools are per process.',
+        ].join('\n\n'),
+      );
+      expect(chunks.at(-1)?.kind).toBe('summary');
+      expect(chunks.at(-1)?.content).not.toMatch(/:::|!!!|\[!|\*\*Hint/);
+    });
+  });
+
   describe('headings', () => {
     it('records nested heading paths without the # marks', () => {
       const text = [

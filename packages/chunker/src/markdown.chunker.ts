@@ -7,7 +7,7 @@ import {
   type DocumentPart,
   type LoadedDocument,
 } from '@kbqa/core';
-import { extractiveSummary, sentenceStarts } from '@kbqa/text';
+import { extractiveSummary, sentenceStarts, stripCallouts } from '@kbqa/text';
 import { withContentHash } from './embedding-text';
 import { parseMarkdown, type BlockKind, type MarkdownBlock } from './markdown.parser';
 import { splitBlock, splitText } from './split';
@@ -249,12 +249,14 @@ export class MarkdownChunker implements Chunker {
       title = documentTitle(document, []);
       text = parts.map((p) => p.text).join(SEP);
     } else {
-      const blocks = parseMarkdown(document.content);
+      // Every markdown document passes here, whatever loaded it: the one place where the markup
+      // of docs-generator callouts (`:::tip`, `!!! note`, `> [!NOTE]`...) leaves the text.
+      text = stripCallouts(document.content);
+      const blocks = parseMarkdown(text);
       const packer = new SectionPacker(this.options);
       for (const block of blocks) packer.add(block);
       pieces = packer.finish();
       title = documentTitle(document, blocks);
-      text = document.content;
     }
     const drafts = pieces.map((p, ordinal) =>
       withContentHash({

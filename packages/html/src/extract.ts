@@ -1,4 +1,5 @@
 import { Readability } from '@mozilla/readability';
+import { flattenCallouts, isCalloutBox } from './callouts';
 import { parseDocument, type DomImplementation } from './dom';
 import {
   CODE_ATTR,
@@ -127,6 +128,8 @@ interface Scan {
   roleMains: Element[];
   docMarkdown: Element[];
   articleMarkdown: Element[];
+  /** Callout boxes (admonitions), outer before inner. */
+  callouts: Element[];
 }
 
 /**
@@ -196,6 +199,7 @@ function scanDocument(doc: Document): Scan {
     roleMains: [],
     docMarkdown: [],
     articleMarkdown: [],
+    callouts: [],
   };
   const visit = (el: Element, inArticle: boolean): void => {
     for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
@@ -247,11 +251,10 @@ function scanDocument(doc: Document): Scan {
       const id = child.getAttribute('id');
       if (id && APP_ROOT_IDS.has(id)) scan.appRoots.push(child);
       const cls = child.getAttribute('class');
-      if (cls) {
-        const names = cls.split(/\s+/);
-        if (names.includes('theme-doc-markdown')) scan.docMarkdown.push(child);
-        else if (inArticle && names.includes('markdown')) scan.articleMarkdown.push(child);
-      }
+      const names = cls ? cls.split(/\s+/) : [];
+      if (names.includes('theme-doc-markdown')) scan.docMarkdown.push(child);
+      else if (inArticle && names.includes('markdown')) scan.articleMarkdown.push(child);
+      if (isCalloutBox(child, tag, names)) scan.callouts.push(child);
       visit(child, inArticle || tag === 'ARTICLE');
     }
   };
@@ -269,6 +272,8 @@ function mainContent(
 ): string {
   for (const el of scan.noise) el.remove();
   const code = markCode(scan.pres);
+  // Before Readability, which drops the class names the boxes are found by.
+  flattenCallouts(scan.callouts);
   let root: Element | undefined;
   if (opts.docusaurus === true || (opts.docusaurus === 'auto' && isDocusaurus(scan))) {
     root = firstWithText([scan.docMarkdown, scan.articleMarkdown, scan.articles]);
@@ -456,6 +461,7 @@ function readabilityRoot(
   const freshScan = scanDocument(fresh);
   for (const el of freshScan.noise) el.remove();
   markCode(freshScan.pres);
+  flattenCallouts(freshScan.callouts);
   return semanticRoot(fresh, freshScan);
 }
 

@@ -52,10 +52,33 @@ describe(convertMarkup.name, () => {
         'npm install',
         '```',
         '',
-        '> **Note:**',
-        '> Be careful with `rm`.',
+        '.. note::',
+        '   Be careful with `rm`.',
         '',
         'See [the site](https://example.com) and `load`.',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps reStructuredText admonitions as directives for the chunker, their body converted', () => {
+    const rst = [
+      '.. admonition:: Before you upgrade',
+      '',
+      '   Back up ``data/``:',
+      '',
+      '   .. code-block:: sh',
+      '',
+      '      cp -r data backup',
+    ].join('\n');
+    expect(rstToMarkdown(rst).trim()).toBe(
+      [
+        '.. admonition:: Before you upgrade',
+        '',
+        '   Back up `data/`:',
+        '',
+        '   ```sh',
+        '   cp -r data backup',
+        '   ```',
       ].join('\n'),
     );
   });

@@ -69,6 +69,21 @@ export function mdxToMarkdown(text: string): string {
   return lines.join('\n');
 }
 
+/** Admonition directives, whose body is prose under a label. */
+const REST_ADMONITIONS: ReadonlySet<string> = new Set([
+  'note',
+  'warning',
+  'tip',
+  'important',
+  'caution',
+  'danger',
+  'hint',
+  'attention',
+  'error',
+  'seealso',
+  'admonition',
+]);
+
 const RST_ADORNMENT = /^([=\-~^"'`#*+:.<>_!$%&,/;?@\\|])\1{2,}\s*$/;
 
 /** Inline reStructuredText roles, literals and links to markdown. */
@@ -84,8 +99,9 @@ function rstInline(line: string): string {
 /**
  * reStructuredText to markdown: section titles (underlined, optionally overlined) become `#`
  * headings, levels in the order their adornment styles first appear, as docutils assigns them;
- * `code-block`/`code`/`sourcecode` directives and `::` literal blocks become fenced code; comments
- * and other directive markers are dropped while their indented content is kept.
+ * `code-block`/`code`/`sourcecode` directives and `::` literal blocks become fenced code; admonitions
+ * (`.. note::`) stay directives, their body converted; comments and other directive markers are
+ * dropped while their indented content is kept.
  */
 export function rstToMarkdown(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
@@ -168,21 +184,17 @@ export function rstToMarkdown(text: string): string {
         !['toctree', 'image', 'figure', 'include', 'raw', 'only', 'meta', 'contents', 'index'].includes(name)
       ) {
         const label = directive[2]?.trim();
-        if (
-          [
-            'note',
-            'warning',
-            'tip',
-            'important',
-            'caution',
-            'danger',
-            'hint',
-            'attention',
-            'seealso',
-          ].includes(name)
-        ) {
-          out.push(`> **${name[0]?.toUpperCase()}${name.slice(1)}:** ${rstInline(label ?? '')}`.trimEnd());
-          out.push(...body.map((l) => (l === '' ? '>' : `> ${rstInline(l)}`)));
+        if (REST_ADMONITIONS.has(name)) {
+          // Kept as a directive: the chunker's stripCallouts (@kbqa/text) removes the callout markup
+          // of every kind of document by one rule, titles included.
+          out.push(`.. ${name}::${label ? ` ${rstInline(label)}` : ''}`);
+          // A blank line after `.. note:: Text` makes the body a paragraph of its own.
+          if (label && (lines[j] ?? '').trim() === '') out.push('');
+          out.push(
+            ...rstToMarkdown(body.join('\n'))
+              .split('\n')
+              .map((l) => (l === '' ? '' : `   ${l}`)),
+          );
         } else {
           if (label) out.push(rstInline(label));
           out.push(...body.map(rstInline));

@@ -9,6 +9,8 @@
  * - Markdown: `splitMarkdownUnits(markdown)` (sentences and code blocks under their headings),
  *   `cleanInline(text)`.
  * - Markup that is not prose (admonition markers, directives, HTML comments): `cleanMarkup(markdown)`.
+ * - Callout boxes of docs generators, stripped before chunking, their text kept: `stripCallouts(markdown)`,
+ *   `calloutTitle(title)` ('' for a title that only names the callout's kind).
  * - Summaries: `extractiveSummary(markdown, maxChars)`.
  * - Words used for the same thing ("log" / "logger"): `wordVariants(word)`, `variantHead(word)`.
  */
@@ -16,5 +18,6 @@ export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
 export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
 export { cleanInline, splitMarkdownUnits, type TextUnit } from './markdown-units';
 export { cleanMarkup } from './markup';
+export { calloutTitle, stripCallouts } from './callouts';
 export { extractiveSummary } from './summary';
 export { WORD_VARIANT_GROUPS, variantHead, wordVariants } from './word-variants';

@@ -18,3 +18,22 @@ export { cleanInline, splitMarkdownUnits, type TextUnit } from './markdown-units
 export { cleanMarkup } from './markup';
 export { extractiveSummary } from './summary';
 export { WORD_VARIANT_GROUPS, variantHead, wordVariants } from './word-variants';
+export {
+  citationHref,
+  citeAnswer,
+  citedMarkdown,
+  webAddress,
+  type CitableSource,
+  type CitedAnswer,
+  type CitedMarkdownOptions,
+  type CitedPage,
+  type Citation,
+  type CiteOptions,
+} from './citations';
+export {
+  citedSentence,
+  encodeDirectiveText,
+  plainText,
+  textDirective,
+  withTextDirective,
+} from './text-fragment';

@@ -5,18 +5,11 @@
  * the answer first cites them; a number that names no source is dropped. The widget, the dashboard
  * and the MCP `ask` tool all go through {@link citeAnswer}, so they number alike.
  *
- * No dependency on Node or the DOM: the widget bundles this file (`@kbqa/text/citations`).
+ * No dependency on Node or the DOM, and only on the sentence rule: the widget's script bundles
+ * this file (`@kbqa/text/citations`) for every page, and the text fragments of the citation links
+ * (`@kbqa/text/text-fragment`, larger) only once a reader opens it.
  */
 import { codeSpans, sentenceSlices } from './sentences';
-import { citedSentence, plainText, textDirective, withTextDirective } from './text-fragment';
-
-export {
-  citedSentence,
-  encodeDirectiveText,
-  plainText,
-  textDirective,
-  withTextDirective,
-} from './text-fragment';
 
 /** A source as the answer's numbers count them: serviceChat's `sources`, in order, from 1. */
 export interface CitableSource {
@@ -49,8 +42,8 @@ export interface Citation {
   /** The source number (from 1) it had in the answer; its chunk holds the cited passage. */
   source: number;
   /**
-   * The answer's words it stands for: its sentence up to the marker (from the previous marker when
-   * one stands in the same sentence), inline Markdown removed. Empty when nothing precedes it.
+   * The answer's words it stands for, as written (Markdown): its sentence up to the marker, from
+   * the previous marker when one stands in the same sentence. Empty when nothing precedes it.
    */
   passage: string;
 }
@@ -158,16 +151,16 @@ export function citeAnswer(
 
 export interface CitedMarkdownOptions {
   /**
-   * Whether a marker's link carries a text fragment (`#:~:text=…`) for the passage it cites,
-   * found in its chunk's content, so that the browser scrolls to the passage and highlights it.
+   * Where a citation of a web page leads, given the page's address: the address itself by
+   * default; `fragmentHref` (@kbqa/text/text-fragment) adds the cited passage's text fragment.
    */
-  textFragments?: boolean;
+  href?: (citation: Citation, address: string) => string;
 }
 
 /**
- * The answer as Markdown whose every marker is a link to its page (with a text fragment when
- * asked and the passage is found), plus the pages. A page whose link is not an http(s) address (a
- * raw document's name) keeps a plain `[n]`. The renderer decides target and rel.
+ * The answer as Markdown whose every marker is a link to its page, titled with the page, plus the
+ * pages. A page whose link is not an http(s) address (a raw document's name) keeps a plain `[n]`.
+ * The renderer decides target and rel.
  */
 export function citedMarkdown(
   answer: string,
@@ -178,27 +171,14 @@ export function citedMarkdown(
     write: (run) =>
       run
         .map((c) => {
-          const href = citationHref(c, sources, options);
-          if (!href) return `[${c.n}]`;
+          const address = webAddress(c.page.link);
+          if (!address) return `[${c.n}]`;
+          const href = options.href ? options.href(c, address) : address;
           const title = c.page.label.replace(/["\\]/g, '\\$&').replace(/\s+/g, ' ');
           return `[\\[${c.n}\\]](<${href}> "${title}")`;
         })
         .join(''),
   });
-}
-
-/** Where a citation leads: its page, at the cited passage when fragments are on and it is found. */
-export function citationHref(
-  citation: Citation,
-  sources: readonly CitableSource[],
-  options: CitedMarkdownOptions = {},
-): string | undefined {
-  const href = webAddress(citation.page.link);
-  if (!href || !options.textFragments) return href;
-  const content = sources[citation.source - 1]?.content;
-  const sentence = content ? citedSentence(citation.passage, content) : undefined;
-  const directive = sentence ? textDirective(sentence) : undefined;
-  return directive ? withTextDirective(href, directive) : href;
 }
 
 /** The link as an absolute http(s) address, or undefined when it is not one. */
@@ -283,17 +263,18 @@ function proseStretches(text: string): Array<[number, number]> {
 }
 
 /**
- * What a marker at `at` cites: the text of its line since the previous marker, else its line's
- * last sentence, as a reader sees it (markers, list and heading marks, inline Markdown removed).
+ * What a marker at `at` cites: the last sentence of its line since the previous marker, else the
+ * last sentence of its line before the marker, other markers left out.
  */
 function passageBefore(text: string, at: number, previousEnd: number): string {
   const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-  const since = lastSentence(plainText(text.slice(Math.max(lineStart, previousEnd), at)));
-  if (/[\p{L}\p{N}]/u.test(since)) return since;
-  return lastSentence(plainText(text.slice(lineStart, at)));
+  const since = lastSentence(text.slice(Math.max(lineStart, previousEnd), at));
+  return since || lastSentence(text.slice(lineStart, at));
 }
 
-function lastSentence(text: string): string {
-  const slices = sentenceSlices(text).filter((s) => /[\p{L}\p{N}]/u.test(s));
+const ANY_MARKER = /[ \t]*\[\d{1,4}(?:[ \t]*,[ \t]*\d{1,4})*\]/g;
+
+function lastSentence(markdown: string): string {
+  const slices = sentenceSlices(markdown.replace(ANY_MARKER, '')).filter((s) => /[\p{L}\p{N}]/u.test(s));
   return (slices[slices.length - 1] ?? '').trim();
 }

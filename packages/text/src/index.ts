@@ -11,6 +11,9 @@
  * - Markup that is not prose (admonition markers, directives, HTML comments): `cleanMarkup(markdown)`.
  * - Summaries: `extractiveSummary(markdown, maxChars)`.
  * - Words used for the same thing ("log" / "logger"): `wordVariants(word)`, `variantHead(word)`.
+ * - Citations of an answer renumbered by page: `citeAnswer`, `citedMarkdown` (also
+ *   `@kbqa/text/citations`); the text fragments of their links: `fragmentHref` and its parts (also
+ *   `@kbqa/text/text-fragment`).
  */
 export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
 export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
@@ -19,7 +22,6 @@ export { cleanMarkup } from './markup';
 export { extractiveSummary } from './summary';
 export { WORD_VARIANT_GROUPS, variantHead, wordVariants } from './word-variants';
 export {
-  citationHref,
   citeAnswer,
   citedMarkdown,
   webAddress,
@@ -33,6 +35,7 @@ export {
 export {
   citedSentence,
   encodeDirectiveText,
+  fragmentHref,
   plainText,
   textDirective,
   withTextDirective,

@@ -1,6 +1,7 @@
 import {
   citedSentence,
   encodeDirectiveText,
+  fragmentHref,
   plainText,
   textDirective,
   withTextDirective,
@@ -64,6 +65,21 @@ describe(textDirective.name, () => {
 
   it('gives nothing for a sentence without words', () => {
     expect(textDirective('—')).toBeUndefined();
+  });
+});
+
+describe(fragmentHref.name, () => {
+  const page = 'https://docs.example.com/retries';
+
+  it('leads to the cited sentence of the chunk, the answer written as Markdown', () => {
+    expect(fragmentHref(page, '- Jobs that **time out** count as failed', CHUNK)).toBe(
+      `${page}#:~:text=Jobs%20that%20time%20out%20count%20as%20failed`,
+    );
+  });
+
+  it('leads to the page alone when the chunk does not say the passage or is unknown', () => {
+    expect(fragmentHref(page, 'Schedules are cron expressions', CHUNK)).toBe(page);
+    expect(fragmentHref(page, 'Jobs that time out count as failed', undefined)).toBe(page);
   });
 });
 

@@ -4,6 +4,9 @@
  * answer's words before a marker; the fragment quotes the sentence of the cited chunk that says
  * them, since the page shows the chunk's words, not the answer's. Browsers without text fragments
  * ignore the directive and open the page at its top.
+ *
+ * Separate from citations.ts (`@kbqa/text/text-fragment`): the widget loads this part with its
+ * Markdown module, once a reader opens it, not on every page.
  */
 import { splitMarkdownUnits, cleanInline } from './markdown-units';
 import { isStopWord } from './stop-words';
@@ -58,7 +61,7 @@ function sameWord(a: string, b: string): boolean {
  * no sentence says enough of it: a fragment that matches nothing only adds noise to the link.
  */
 export function citedSentence(passage: string, content: string): string | undefined {
-  const said = words(passage);
+  const said = words(plainText(passage));
   const key = [...new Set(said.filter((w) => !isStopWord(w)).map(stem))];
   if (said.length < 2 || key.length === 0) return undefined;
   const phrase = ` ${said.join(' ')} `;
@@ -98,6 +101,16 @@ export function textDirective(sentence: string): string | undefined {
     all.length <= WHOLE_WORDS ? [trim(all)] : [trim(all.slice(0, EDGE_WORDS)), trim(all.slice(-EDGE_WORDS))];
   if (parts.some((p) => p === '')) return undefined;
   return `text=${parts.map(encodeDirectiveText).join(',')}`;
+}
+
+/**
+ * `address` (a cited page) at the sentence of `content` (its chunk) that `passage` (the answer's
+ * words, Markdown) cites; `address` itself when there is no such sentence.
+ */
+export function fragmentHref(address: string, passage: string, content: string | undefined): string {
+  const sentence = content ? citedSentence(passage, content) : undefined;
+  const directive = sentence ? textDirective(sentence) : undefined;
+  return directive ? withTextDirective(address, directive) : address;
 }
 
 /** Percent-encodes a directive's text: encodeURIComponent leaves `-` as is, which the syntax reserves. */

@@ -396,7 +396,7 @@ describeBrowser('Citation links open the page they name, at the passage (e2e, Ch
     });
   });
 
-  describe('in the dashboard playground', () => {
+  describe('in the dashboard', () => {
     let dash: Page;
     let errors: string[];
     beforeAll(async () => {
@@ -455,6 +455,33 @@ describeBrowser('Citation links open the page they name, at the passage (e2e, Ch
       for (const [i, m] of shown.entries()) {
         await openAndSeePassage(links.nth(i), pages[m.n - 1]!, model.cited[i]!.sentence);
       }
+      expect(errors).toEqual([]);
+    });
+
+    it('numbers a stored answer the same way on the conversations page, its links to the pages alone', async () => {
+      await dash
+        .getByRole('navigation', { name: 'Dashboard' })
+        .getByRole('link', { name: 'Conversations' })
+        .click();
+      // Newest first: the playground's conversation.
+      await dash
+        .getByRole('button', { name: /^Open conversation/ })
+        .first()
+        .click();
+      const conversation = dash.getByRole('region', { name: /^Conversation \d+/ });
+      const body = conversation.locator('.markdown');
+      await body
+        .locator('a', { hasText: /^\[\d+\]$/ })
+        .first()
+        .waitFor();
+      const shown = await markers(body);
+      expect(shown).toHaveLength(model.cited.length);
+      const pages = await listed(conversation);
+      expect(pages).toHaveLength(new Set(model.cited.map((c) => c.link)).size);
+      expectMarkersMatchList(shown, pages, model.cited);
+      expectFirstCitedFirst(shown);
+      // Stored sources keep no text to find a passage in.
+      for (const m of shown) expect(m.href).toBe(page(m.href));
       expect(errors).toEqual([]);
     });
   });

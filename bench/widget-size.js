@@ -20,9 +20,10 @@ const markdown = size('widget-markdown.js');
 const row = (what, s, target) => `| ${what} | ${kb(s.min)} | ${kb(s.gzip)} | ${kb(s.brotli)} | ${target} |`;
 console.log(`## Widget size (issue 13)
 
-\`/widget.js\` is what the script tag loads on every page: launcher, panel, streaming, rating, themes.
-\`/widget-markdown.js\` (marked and DOMPurify) is imported when a reader first opens the panel; until it
-arrives, answers show as plain text.
+\`/widget.js\` is what the script tag loads on every page: launcher, panel, streaming, rating, themes, and the
+renumbering of citations by page (\`@kbqa/text/citations\`).
+\`/widget-markdown.js\` (marked, DOMPurify, and the text fragments of citation links, \`@kbqa/text/text-fragment\`)
+is imported when a reader first opens the panel; until it arrives, answers show as plain text.
 
 | file | minified KB | gzip -9 KB | brotli 11 KB | target |
 |---|---|---|---|---|

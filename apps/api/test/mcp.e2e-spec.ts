@@ -153,9 +153,17 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     };
     expect(structured.answer.length).toBeGreaterThan(0);
     expect(structured.sources.map((s) => s.link)).toContain('reference/server.md');
+    // The text numbers pages, each listed once; the structured answer numbers the passages.
     const [text] = result.content as Array<{ text: string }>;
-    expect(text!.text).toContain(structured.answer);
-    expect(text!.text).toMatch(/Sources:\n\[1\] \S+/);
+    const [body, list] = text!.text.split('\n\nSources:\n');
+    const listed = list!.split('\n').map((line) => /^\[(\d+)\] (?:.* - )?(\S+)$/.exec(line));
+    expect(listed.map((m) => Number(m?.[1]))).toEqual(listed.map((_, i) => i + 1));
+    expect(listed.map((m) => m?.[2]).sort()).toEqual(
+      [...new Set(structured.sources.map((s) => s.link))].sort(),
+    );
+    const cited = [...body!.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(cited.length).toBeGreaterThan(0);
+    for (const n of cited) expect(n).toBeLessThanOrEqual(listed.length);
     const [after] = await t.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
     expect(after!.n).toBe(before!.n);
   });

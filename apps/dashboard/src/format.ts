@@ -1,5 +1,16 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
+import { type CitableSource, citedMarkdown, type CitedPage } from '@kbqa/text/citations';
+import { fragmentHref } from '@kbqa/text/text-fragment';
+
+// Links in answers (citations among them) open in a new tab: the dashboard stays where it was,
+// and the opened page gets no handle on it.
+DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName === 'A' && node.hasAttribute('href')) {
+    node.setAttribute('target', '_blank');
+    node.setAttribute('rel', 'noopener noreferrer');
+  }
+});
 
 /** A stored ISO time as the reader's local date and time; a dash for none. */
 export function when(iso: string | null | undefined): string {
@@ -11,6 +22,23 @@ export function when(iso: string | null | undefined): string {
 /** Markdown of an answer as sanitized HTML (answers quote documentation, which may hold HTML). */
 export function markdownHtml(markdown: string): string {
   return DOMPurify.sanitize(marked.parse(markdown, { async: false }));
+}
+
+/**
+ * An answer as sanitized HTML with its citations renumbered by page, each a link to its page (at the
+ * cited passage when `textFragments` and the source's content has it), and the pages under those numbers.
+ */
+export function citedAnswerHtml(
+  answer: string,
+  sources: CitableSource[],
+  textFragments: boolean,
+): { html: string; pages: CitedPage[] } {
+  const cited = citedMarkdown(answer, sources, {
+    href: textFragments
+      ? (c, address) => fragmentHref(address, c.passage, sources[c.source - 1]?.content)
+      : undefined,
+  });
+  return { html: markdownHtml(cited.text), pages: cited.pages };
 }
 
 export function percent(share: number): string {

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { type CitedPage, webAddress } from '@kbqa/text/citations';
 import { ApiError } from './api';
 
 /** A line that tells what an action did or why it failed; read out by screen readers. */
@@ -137,5 +138,31 @@ export function DangerButton({ name, label, onClick }: { name: string; label: st
     <button type="button" class="danger" aria-label={name} onClick={onClick}>
       {label}
     </button>
+  );
+}
+
+/**
+ * The pages of an answer under the numbers its citations carry, each a link (new tab) named by its
+ * title or address; `note` adds a remark after a page.
+ */
+export function CitedPages({ pages, note }: { pages: CitedPage[]; note?: (page: CitedPage) => string }) {
+  return (
+    <ol class="sources">
+      {pages.map((page) => {
+        const href = webAddress(page.link);
+        return (
+          <li value={page.n}>
+            {href ? (
+              <a href={href} target="_blank" rel="noopener noreferrer">
+                {page.label}
+              </a>
+            ) : (
+              page.label
+            )}
+            {note?.(page)}
+          </li>
+        );
+      })}
+    </ol>
   );
 }

@@ -13,6 +13,9 @@
  *   `calloutTitle(title)` ('' for a title that only names the callout's kind).
  * - Summaries: `extractiveSummary(markdown, maxChars)`.
  * - Words used for the same thing ("log" / "logger"): `wordVariants(word)`, `variantHead(word)`.
+ * - Citations of an answer renumbered by page: `citeAnswer`, `citedMarkdown` (also
+ *   `@kbqa/text/citations`); the text fragments of their links: `fragmentHref` and its parts (also
+ *   `@kbqa/text/text-fragment`).
  */
 export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
 export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
@@ -21,3 +24,22 @@ export { cleanMarkup } from './markup';
 export { calloutTitle, stripCallouts } from './callouts';
 export { extractiveSummary } from './summary';
 export { WORD_VARIANT_GROUPS, variantHead, wordVariants } from './word-variants';
+export {
+  citeAnswer,
+  citedMarkdown,
+  webAddress,
+  type CitableSource,
+  type CitedAnswer,
+  type CitedMarkdownOptions,
+  type CitedPage,
+  type Citation,
+  type CiteOptions,
+} from './citations';
+export {
+  citedSentence,
+  encodeDirectiveText,
+  fragmentHref,
+  plainText,
+  textDirective,
+  withTextDirective,
+} from './text-fragment';

@@ -6,6 +6,9 @@
 import DOMPurify from 'dompurify';
 import { marked } from 'marked';
 
+// Citation links at the cited passage are a part of reading an answer, loaded with it.
+export { fragmentHref } from '@kbqa/text/text-fragment';
+
 // Links in answers open in a new tab and give the opened page no handle on this one.
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A') {

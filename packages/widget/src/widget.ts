@@ -2,9 +2,18 @@
  * The "Ask the docs" widget: `<script src="https://kbqa.example/widget.js" data-anon-key="…" defer>`.
  * A launcher button and Ctrl/⌘ K open a panel that asks the project's docs through the anon-key
  * endpoints of the API the script came from, streams the answer as sanitized Markdown with its
- * sources, and rates answers. Everything lives in an open shadow root on one host element.
+ * sources, and rates answers. Its citation markers are renumbered by page (@kbqa/text/citations) and
+ * link to the cited passage (a text fragment) unless `data-text-fragments="off"`. Everything lives
+ * in an open shadow root on one host element.
  * No framework: the whole widget must stay small enough to add to any page (docs/architecture.md).
  */
+import {
+  type CitableSource,
+  citeAnswer,
+  citedMarkdown,
+  type CitedPage,
+  webAddress,
+} from '@kbqa/text/citations';
 import { controlName, SseParser, type StreamedSource } from './sse';
 import { CSS } from './styles';
 import { pageTheme, type Theme } from './theme';
@@ -45,9 +54,13 @@ function thumb(): SVGSVGElement {
   return svg;
 }
 
-type Renderer = (target: HTMLElement, text: string) => void;
-/** The Markdown renderer once its module has loaded; until then answers show as plain text. */
-let markdown: Renderer | undefined;
+/** What the Markdown module (markdown.ts) gives. */
+interface MarkdownModule {
+  renderMarkdown: (target: HTMLElement, text: string) => void;
+  fragmentHref: (address: string, passage: string, content: string | undefined) => string;
+}
+/** The Markdown module once it has loaded; until then answers show as plain text. */
+let markdown: MarkdownModule | undefined;
 let markdownLoad: Promise<void> | undefined;
 
 /**
@@ -56,17 +69,38 @@ let markdownLoad: Promise<void> | undefined;
  */
 function loadMarkdown(scriptSrc: string): Promise<void> {
   markdownLoad ??= import(new URL('widget-markdown.js', scriptSrc).href).then(
-    (m: { renderMarkdown: Renderer }) => {
-      markdown = m.renderMarkdown;
+    (m: MarkdownModule) => {
+      markdown = m;
     },
     () => undefined,
   );
   return markdownLoad;
 }
 
-function renderMarkdown(target: HTMLElement, text: string): void {
-  if (markdown) markdown(target, text);
-  else target.textContent = text;
+/**
+ * Renders an answer with its markers renumbered by page, and returns the pages. As Markdown each
+ * marker links to its page (at the cited passage with `textFragments`); as plain text, before the
+ * Markdown module arrives or when it cannot, the numbers are the same.
+ */
+function renderAnswer(
+  target: HTMLElement,
+  text: string,
+  sources: CitableSource[],
+  textFragments: boolean,
+): CitedPage[] {
+  if (markdown) {
+    const { fragmentHref, renderMarkdown } = markdown;
+    const cited = citedMarkdown(text, sources, {
+      href: textFragments
+        ? (c, address) => fragmentHref(address, c.passage, sources[c.source - 1]?.content)
+        : undefined,
+    });
+    renderMarkdown(target, cited.text);
+    return cited.pages;
+  }
+  const cited = citeAnswer(text, sources);
+  target.textContent = cited.text;
+  return cited.pages;
 }
 
 /** A readable sentence for a failed response, from its `{error, code}` body when it has one. */
@@ -102,6 +136,8 @@ class Widget {
   private readonly key: string;
   private readonly title: string;
   private readonly themeSetting: string;
+  /** Whether citation links carry text fragments (`data-text-fragments="off"` turns them off). */
+  private readonly textFragments: boolean;
   private readonly host = document.createElement('kbqa-widget');
   private readonly launcher: HTMLButtonElement;
   private readonly panel: HTMLDivElement;
@@ -120,6 +156,7 @@ class Widget {
     this.key = scriptEl?.dataset.anonKey?.trim() ?? '';
     this.title = scriptEl?.dataset.title?.trim() || 'Ask the docs';
     this.themeSetting = scriptEl?.dataset.theme ?? 'auto';
+    this.textFragments = !/^(off|false|no|0)$/i.test(scriptEl?.dataset.textFragments?.trim() ?? '');
 
     const root = this.host.attachShadow({ mode: 'open' });
     const shortcut = IS_MAC ? '⌘K' : 'Ctrl K';
@@ -273,11 +310,13 @@ class Widget {
     this.inflight = controller;
     this.send.disabled = true;
     const answer = h('div', { class: 'md' });
-    const bubble = h('div', { class: 'a', 'aria-busy': 'true' }, answer);
+    const list = h('div', { class: 'src', hidden: '' });
+    const bubble = h('div', { class: 'a', 'aria-busy': 'true' }, answer, list);
     const turn = h('div', { class: 'turn' }, h('div', { class: 'q' }, question), bubble);
     this.log.append(turn);
     this.log.scrollTop = this.log.scrollHeight;
     let text = '';
+    let sources: CitableSource[] = [];
     try {
       if (this.conversationId === undefined) {
         const res = await this.post('/v1/newConversation', {}, controller.signal);
@@ -293,9 +332,11 @@ class Widget {
       const parser = new SseParser();
       let messageId: number | undefined;
       let frame = 0;
+      // The whole answer is renumbered at every paint: a page's number is fixed by the first
+      // citation of it, so numbers already shown never change as the answer grows.
       const paint = () => {
         frame = 0;
-        renderMarkdown(answer, text);
+        this.showSources(list, renderAnswer(answer, text, sources, this.textFragments));
         this.log.scrollTop = this.log.scrollHeight;
       };
       for (;;) {
@@ -304,7 +345,12 @@ class Widget {
         for (const event of parser.push(value)) {
           const control = controlName(event.chunk);
           if (control === 'source' && Array.isArray(event.metadata)) {
-            bubble.append(this.sources(event.metadata as StreamedSource[]));
+            sources = (event.metadata as StreamedSource[]).map((s) => ({
+              link: typeof s.link === 'string' ? s.link : '',
+              title: typeof s.title === 'string' ? s.title : undefined,
+              content: typeof s.content === 'string' ? s.content : undefined,
+            }));
+            frame ||= requestAnimationFrame(paint);
           } else if (control === 'message_id' && typeof event.metadata === 'number') {
             messageId = event.metadata;
           } else if (control === 'error') {
@@ -336,32 +382,23 @@ class Widget {
     }
   }
 
-  /** The sources of an answer, once each, as links named by title or address. */
-  private sources(list: StreamedSource[]): HTMLElement {
-    const seen = new Set<string>();
-    const items: HTMLLIElement[] = [];
-    for (const s of list) {
-      const link = typeof s.link === 'string' ? s.link : '';
-      if (!link || seen.has(link)) continue;
-      seen.add(link);
-      let label = s.title || link;
-      let href: string | undefined;
-      try {
-        const url = new URL(link);
-        if (url.protocol === 'http:' || url.protocol === 'https:') {
-          href = url.href;
-          if (!s.title) label = url.host + (url.pathname === '/' ? '' : url.pathname);
+  /** The pages of an answer under the numbers its citations carry, as links named by title or address. */
+  private showSources(box: HTMLElement, pages: CitedPage[]): void {
+    const items = pages
+      .filter((page) => page.link || page.title)
+      .map((page) => {
+        const href = webAddress(page.link);
+        let label = page.title ?? page.link;
+        if (href && !page.title) {
+          const url = new URL(href);
+          label = url.host + (url.pathname === '/' ? '' : url.pathname);
         }
-      } catch {
-        // A label, not an address (a raw document's `source`): shown as text.
-      }
-      items.push(
-        h('li', {}, href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, label) : label),
-      );
-    }
-    const box = h('div', { class: 'src' }, h('span', { class: 'muted' }, 'Sources'), h('ol', {}, ...items));
+        // A label, not an address (a raw document's `source`), is shown as text.
+        const named = href ? h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, label) : label;
+        return h('li', { value: String(page.n) }, named);
+      });
+    box.replaceChildren(h('span', { class: 'muted' }, 'Sources'), h('ol', {}, ...items));
     box.hidden = items.length === 0;
-    return box;
   }
 
   private rating(messageId: number): HTMLElement {

@@ -96,8 +96,8 @@ export function createMcpServer(caller: McpCaller, deps: McpServerDeps): McpServ
     {
       title: 'Ask the documentation',
       description:
-        'Answers a question from the documentation, citing its sources as [n]; the numbered ' +
-        'sources follow the answer.',
+        'Answers a question from the documentation, citing its pages as [n]; the numbered pages ' +
+        'follow the answer. The structured output numbers the passages instead, as serviceChat does.',
       inputSchema: { question: z.string().min(1).max(10_000).describe('The question to answer') },
       outputSchema: {
         answer: z.string(),
@@ -107,10 +107,8 @@ export function createMcpServer(caller: McpCaller, deps: McpServerDeps): McpServ
     },
     ({ question }, extra) =>
       guarded(async () => {
-        const result = await deps.knowledge.ask(caller, question, extra.signal);
-        const list = result.sources.map((s, i) => `[${i + 1}] ${s.link}`).join('\n');
-        const text = list ? `${result.answer}\n\nSources:\n${list}` : result.answer;
-        return { content: [{ type: 'text', text }], structuredContent: { ...result } };
+        const { text, ...structured } = await deps.knowledge.ask(caller, question, extra.signal);
+        return { content: [{ type: 'text', text }], structuredContent: { ...structured } };
       }),
   );
 

@@ -4,7 +4,7 @@ import type { RateLimits } from '../common/rate-limit';
 import type { AuthenticatedKey, ProjectsService } from '../projects/projects.service';
 import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
 import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
-import { McpKnowledgeService } from './mcp.service';
+import { answerText, McpKnowledgeService } from './mcp.service';
 
 function hit(sourceId: number, link: string, score: number, title = ''): SearchHit {
   return {
@@ -112,6 +112,7 @@ describe(McpKnowledgeService.name, () => {
         { link: 'taught', relevance_score: 0.95 },
         { link: 'a.md', relevance_score: 0.6 },
       ],
+      text: 'Use bodyLimit [1].\n\nSources:\n[1] taught\n[2] a.md',
     });
     expect(generated[0]).toMatchObject({ question: 'q', history: [], systemPrompt: 'Be brief.' });
     expect(generated[0]!.sources.map((s) => [s.n, s.link, s.curated])).toEqual([
@@ -120,5 +121,25 @@ describe(McpKnowledgeService.name, () => {
     ]);
     // The heading path tells the generator which section a passage cut mid-section belongs to.
     expect(generated[0]!.sources[1]?.headingPath).toEqual(['Guide', 'a.md']);
+  });
+});
+
+describe(answerText.name, () => {
+  it('numbers pages, not passages, and lists each page once with its title', () => {
+    const hits = [
+      hit(1, 'https://d.example/pipes', 0.9, 'Pipes'),
+      hit(1, 'https://d.example/pipes', 0.8, 'Pipes'),
+      hit(2, 'https://d.example/validation', 0.7),
+      hit(3, 'https://d.example/raw-body', 0.6, 'Raw body'),
+    ];
+    expect(answerText('Pipes run first [2]. Raw bodies [4]; validation [3][1] [7].', hits)).toBe(
+      'Pipes run first [1]. Raw bodies [2]; validation [3][1].\n\nSources:\n' +
+        '[1] Pipes - https://d.example/pipes\n[2] Raw body - https://d.example/raw-body\n' +
+        '[3] https://d.example/validation',
+    );
+  });
+
+  it('gives the answer alone when there are no sources', () => {
+    expect(answerText('Not covered [1].', [])).toBe('Not covered.');
   });
 });

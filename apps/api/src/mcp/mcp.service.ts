@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type AnswerGenerator, KbqaError, parseWhere, type SearchHit } from '@kbqa/core';
+import { citeAnswer } from '@kbqa/text';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { NUM_CHUNKS } from '../chat/chat.dto';
 import { toAnswerSources, withTaughtFirst } from '../chat/chat.service';
@@ -27,9 +28,26 @@ export interface McpPassage {
   relevance_score: number;
 }
 
+/** The `ask` tool's structured output: the answer as generated, its `[n]` numbering `sources` (passages). */
 export interface McpAnswer {
   answer: string;
   sources: Array<{ link: string; relevance_score: number }>;
+}
+
+/** An answer with its text for reading: markers renumbered by page, the pages listed after it. */
+export interface McpAskResult extends McpAnswer {
+  text: string;
+}
+
+/**
+ * An answer as a model or person reads it: its markers renumbered by page (@kbqa/text's
+ * citeAnswer, as the widget and dashboard number them), then each page once under its number, with
+ * its title when it has one.
+ */
+export function answerText(answer: string, hits: SearchHit[]): string {
+  const cited = citeAnswer(answer, hits);
+  const list = cited.pages.map((p) => `[${p.n}] ${[p.title, p.link].filter(Boolean).join(' - ')}`).join('\n');
+  return list ? `${cited.text}\n\nSources:\n${list}` : cited.text;
 }
 
 /** Scores as serviceChat shows them: four decimals. */
@@ -78,7 +96,7 @@ export class McpKnowledgeService {
    * The answer serviceChat would give to a first question (taught answers first, the project's
    * system prompt), without a conversation being stored.
    */
-  async ask(caller: McpCaller, question: string, signal: AbortSignal): Promise<McpAnswer> {
+  async ask(caller: McpCaller, question: string, signal: AbortSignal): Promise<McpAskResult> {
     await this.countRequest(caller);
     const projectId = caller.auth.projectId;
     const topK = NUM_CHUNKS.default;
@@ -98,7 +116,11 @@ export class McpKnowledgeService {
       if (signal.aborted) throw new KbqaError('ABORTED', 'the request was cancelled');
       answer += piece;
     }
-    return { answer, sources: sources.map((h) => ({ link: h.link, relevance_score: score(h) })) };
+    return {
+      answer,
+      sources: sources.map((h) => ({ link: h.link, relevance_score: score(h) })),
+      text: answerText(answer, sources),
+    };
   }
 
   /** The bucket serviceChat counts in: per server key, or per anon key and client address. */

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { get } from '../api';
-import { markdownHtml, when } from '../format';
+import { citedAnswerHtml, when } from '../format';
 import type { ConversationDetail, ConversationRow, Project } from '../types';
-import { Head, Loading, Section, useLoad } from '../ui';
+import { CitedPages, Head, Loading, Section, useLoad } from '../ui';
 
 const RATINGS: Array<[string, string]> = [
   ['', 'Any'],
@@ -93,27 +93,35 @@ function Conversation({ id }: { id: number }) {
           <li class={m.role === 'AI' ? 'ai' : 'human'}>
             <strong>{m.role === 'AI' ? 'Answer' : 'Question'}</strong>{' '}
             <span class="muted">{when(m.created_at)}</span>
-            {m.role === 'AI' ? (
-              <>
-                <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(m.text) }} />
-                <p class="muted">{RATING_TEXT[m.rating] ?? ''}</p>
-                {m.sources.length > 0 && (
-                  <ul class="sources">
-                    {m.sources.map((s) => (
-                      <li>
-                        {s.link}
-                        {s.relevance_score !== undefined && ` (${s.relevance_score.toFixed(2)})`}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </>
-            ) : (
-              <p>{m.text}</p>
-            )}
+            {m.role === 'AI' ? <StoredAnswer message={m} /> : <p>{m.text}</p>}
           </li>
         ))}
       </ol>
     </section>
+  );
+}
+
+/**
+ * A stored answer with its citations renumbered by page. Stored sources keep no text, so the links
+ * go to the pages without text fragments; a page shows the best relevance score of its passages.
+ */
+function StoredAnswer({ message }: { message: ConversationDetail['messages'][number] }) {
+  const cited = citedAnswerHtml(message.text, message.sources, false);
+  const best = (n: number[]) =>
+    Math.max(...n.map((i) => message.sources[i - 1]?.relevance_score ?? Number.NEGATIVE_INFINITY));
+  return (
+    <>
+      <div class="markdown" dangerouslySetInnerHTML={{ __html: cited.html }} />
+      <p class="muted">{RATING_TEXT[message.rating] ?? ''}</p>
+      {cited.pages.length > 0 && (
+        <CitedPages
+          pages={cited.pages}
+          note={(page) => {
+            const score = best(page.sources);
+            return Number.isFinite(score) ? ` (${score.toFixed(2)})` : '';
+          }}
+        />
+      )}
+    </>
   );
 }

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { post, put, readChatStream, request } from '../api';
-import { markdownHtml } from '../format';
+import { citedAnswerHtml } from '../format';
 import type { Project } from '../types';
-import { Notice, Section, useNotice } from '../ui';
+import { CitedPages, Notice, Section, useNotice } from '../ui';
 
 interface Turn {
   question: string;
@@ -66,66 +66,58 @@ export function PlaygroundPage({ project }: { project: Project }) {
   return (
     <Section title={`Playground of ${project.name}`}>
       <ol class="messages" aria-label="Conversation">
-        {turns.map((t, i) => (
-          <li>
-            <p class="human">
-              <strong>Question</strong> {t.question}
-            </p>
-            <div
-              class="ai"
-              aria-label={`Answer ${i + 1}`}
-              role="region"
-              aria-busy={busy && i === turns.length - 1}
-            >
-              <div class="markdown" dangerouslySetInnerHTML={{ __html: markdownHtml(t.answer) }} />
-              {t.error && (
-                <p class="notice error" role="alert">
-                  {t.error}
-                </p>
-              )}
-              {t.sources.length > 0 && (
-                <>
-                  <h3 class="small">Sources</h3>
-                  <ol class="sources">
-                    {t.sources.map((s) => (
-                      <li>
-                        {/^https?:\/\//.test(s.link) ? (
-                          <a href={s.link} target="_blank" rel="noopener noreferrer">
-                            {s.link}
-                          </a>
-                        ) : (
-                          s.link
-                        )}
-                      </li>
-                    ))}
-                  </ol>
-                </>
-              )}
-              {t.messageId !== undefined && (
-                <p class="rating">
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-pressed={t.rating === 1}
-                    aria-label="Good answer"
-                    onClick={() => void rate(i, t, 1)}
-                  >
-                    Good
-                  </button>
-                  <button
-                    type="button"
-                    class="secondary"
-                    aria-pressed={t.rating === -1}
-                    aria-label="Bad answer"
-                    onClick={() => void rate(i, t, -1)}
-                  >
-                    Bad
-                  </button>
-                </p>
-              )}
-            </div>
-          </li>
-        ))}
+        {turns.map((t, i) => {
+          // Renumbered at every render, while streaming too: numbers shown never change as it grows.
+          const cited = citedAnswerHtml(t.answer, t.sources, true);
+          return (
+            <li>
+              <p class="human">
+                <strong>Question</strong> {t.question}
+              </p>
+              <div
+                class="ai"
+                aria-label={`Answer ${i + 1}`}
+                role="region"
+                aria-busy={busy && i === turns.length - 1}
+              >
+                <div class="markdown" dangerouslySetInnerHTML={{ __html: cited.html }} />
+                {t.error && (
+                  <p class="notice error" role="alert">
+                    {t.error}
+                  </p>
+                )}
+                {cited.pages.length > 0 && (
+                  <>
+                    <h3 class="small">Sources</h3>
+                    <CitedPages pages={cited.pages} />
+                  </>
+                )}
+                {t.messageId !== undefined && (
+                  <p class="rating">
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-pressed={t.rating === 1}
+                      aria-label="Good answer"
+                      onClick={() => void rate(i, t, 1)}
+                    >
+                      Good
+                    </button>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-pressed={t.rating === -1}
+                      aria-label="Bad answer"
+                      onClick={() => void rate(i, t, -1)}
+                    >
+                      Bad
+                    </button>
+                  </p>
+                )}
+              </div>
+            </li>
+          );
+        })}
       </ol>
       <form
         onSubmit={(e) => {

@@ -222,7 +222,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     if (!scored) return [NOT_COVERED_ANSWER];
     const floor = plan.lookedUp ? profile.minCoverageLookedUp : profile.minCoverage;
     if (scored.coverage < floor) return notCovered(sources, profile);
-    const ctx = { plan, scored, profile };
+    const ctx = { plan, scored, profile, featuresOff: this.featuresOff };
     const chosen = choose(ctx);
     if (chosen.length === 0) return notCovered(sources, profile);
     return render(runPasses(chosen, ctx, this.off));

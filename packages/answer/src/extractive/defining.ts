@@ -1,7 +1,5 @@
 import type { AnswerSource } from '@kbqa/core';
 import { containsIdentifier, terms } from '../terms.util';
-import type { ExtractiveProfile } from './profile';
-import type { Candidate } from './types';
 
 /**
  * "X is / X are / X lets you / X provides …": the subject before the verb names the topic.
@@ -51,25 +49,30 @@ export function isDefining(sentence: string, topicTerms: Set<string>, topicIds: 
   return topicTerms.size > 0 && [...topicTerms].every((t) => headTerms.includes(t));
 }
 
-/** How a source's title or path names the topic: its own page, a qualifier of it, or neither (1). */
-export function fitOfName(source: AnswerSource, topicTerms: Set<string>, profile: ExtractiveProfile): number {
+/**
+ * How a source's title or the last part of its path names the topic: alone (the topic's own
+ * page) or among other words (a page where the topic qualifies something else).
+ */
+export function pageNaming(
+  source: AnswerSource,
+  topicTerms: Set<string>,
+): { own: boolean; qualified: boolean } {
   const path = (source.link.split(/[?#]/)[0] ?? '').replace(/\/+$/, '');
   const last = (path.split('/').pop() ?? '').replace(/\.\w+$/, '').replace(/[-_]+/g, ' ');
-  let fit = 1;
+  let qualified = false;
   for (const name of [source.title, last]) {
     const nameTerms = new Set(terms(name));
-    if (sameTerms(nameTerms, topicTerms)) return profile.ownPageFit;
-    if (nameTerms.size > topicTerms.size && [...topicTerms].every((t) => nameTerms.has(t)))
-      fit = profile.qualifierPageFit;
+    if (sameTerms(nameTerms, topicTerms)) return { own: true, qualified: false };
+    if (nameTerms.size > topicTerms.size && [...topicTerms].every((t) => nameTerms.has(t))) qualified = true;
   }
-  return fit;
+  return { own: false, qualified };
 }
 
 /**
  * Whether a heading's initials spell the topic, an acronym the question uses for it: "Long Term
  * Support" for "LTS", "Command Line Interface" for "CLI".
  */
-export function spellsTopic(heading: string, topicTerms: Set<string>): boolean {
+function spellsTopic(heading: string, topicTerms: Set<string>): boolean {
   if (topicTerms.size !== 1) return false;
   const [topic] = topicTerms;
   if (!topic || topic.length < 2 || topic.length > 6) return false;
@@ -83,7 +86,22 @@ export function spellsTopic(heading: string, topicTerms: Set<string>): boolean {
   );
 }
 
-export function namesTopic(c: Candidate, topicTerms: Set<string>, topicIds: string[]): boolean {
+/** Whether a unit's text names the topic: one of its names in code form, or all of its terms. */
+export function namesTopic(
+  c: { lower: string; termSet: Set<string> },
+  topicTerms: Set<string>,
+  topicIds: string[],
+): boolean {
   if (topicIds.some((id) => containsIdentifier(c.lower, id))) return true;
   return topicTerms.size > 0 && [...topicTerms].every((t) => c.termSet.has(t));
+}
+
+/** Whether a heading is the topic's own: its terms alone, one of its names, or its acronym spelled out. */
+export function headsTopic(heading: string, topicTerms: Set<string>, topicIds: string[]): boolean {
+  const lower = heading.toLowerCase();
+  return (
+    sameTerms(new Set(terms(heading)), topicTerms) ||
+    topicIds.some((id) => containsIdentifier(lower, id)) ||
+    spellsTopic(heading, topicTerms)
+  );
 }

@@ -1,11 +1,13 @@
 import type { TextUnit } from '@kbqa/text';
+import { headsTopic, isDefining, namesTopic } from './defining';
 import { containsIdentifier, terms } from '../terms.util';
 import type { QuestionPlan } from './plan';
 import type { ExtractiveProfile } from './profile';
 import type { QueryWeights, UnitRecord } from './types';
 
 /**
- * The named features of a unit's score, in the order score.ts combines them. Each is a plain
+ * The named features of a unit: those of its score, in the order score.ts combines them, then
+ * those the definition strategy ranks by (strategies/definition.ts). Each is a plain
  * number (a share, a count or 0/1) so that a model can be trained on the record; score.ts
  * documents the factor each one feeds and its neutral value.
  */
@@ -26,6 +28,11 @@ export const FEATURE_NAMES = [
   'statesDefault',
   'statesAmount',
   'namesExcluded',
+  'ownPage',
+  'qualifiedPage',
+  'topicHeading',
+  'namesTopic',
+  'definesTopic',
 ] as const;
 
 export type FeatureName = (typeof FEATURE_NAMES)[number];
@@ -46,7 +53,13 @@ export type FeatureName = (typeof FEATURE_NAMES)[number];
  * - headingFit: share of the question's weight its heading holds (0-1; 0 without a heading);
  * - statesDefault (0/1): a "Default: …" line under a heading that fits, for a question asking a default;
  * - statesAmount (0/1): a sentence stating an amount, for a question asking how long, many …;
- * - namesExcluded (0/1): it names what the question excludes ("without X") and weighs no alternative.
+ * - namesExcluded (0/1): it names what the question excludes ("without X") and weighs no alternative;
+ * and, for a definition or option question's sentences (else 0):
+ * - ownPage (0/1): its page's title or path is the topic alone; qualifiedPage (0/1): they name
+ *   the topic among other words ("Microservices widgets" for "widget");
+ * - topicHeading (0/1): its heading is the topic, names it in code form or spells its acronym;
+ * - namesTopic (0/1): its text names the topic (a name in code form, or all of its terms);
+ * - definesTopic (0/1): it names the topic in a defining form ("X is …", "`x` - …").
  */
 export type UnitFeatures = Record<FeatureName, number>;
 
@@ -116,19 +129,49 @@ function countPhrases(sequence: string[], bigrams: Array<[string, string]>): num
   return bigrams.filter(([a, b]) => present.has(`${a} ${b}`)).length;
 }
 
+/** What is read once per section or source for {@link describeUnit}. */
+export interface UnitPlace {
+  /** How many sources there are. */
+  sources: number;
+  /** The unit's {@link headingFit}, 0 without a heading. */
+  fit: number;
+  /** How its page names a definition's topic (pageNaming of defining.ts); undefined without a topic. */
+  page: { own: boolean; qualified: boolean } | undefined;
+}
+
+export type TopicFeature = 'ownPage' | 'qualifiedPage' | 'topicHeading' | 'namesTopic' | 'definesTopic';
+
+/** The topic features of a definition or option question's sentence; all 0 otherwise. */
+function topicFeatures(
+  c: UnitRecord,
+  plan: QuestionPlan,
+  page: UnitPlace['page'],
+): Pick<UnitFeatures, TopicFeature> {
+  if (!page || c.unit.kind !== 'sentence')
+    return { ownPage: 0, qualifiedPage: 0, topicHeading: 0, namesTopic: 0, definesTopic: 0 };
+  const { topicTerms, topicIds } = plan;
+  const names = namesTopic(c, topicTerms, topicIds);
+  return {
+    ownPage: Number(page.own),
+    qualifiedPage: Number(page.qualified),
+    topicHeading: Number(headsTopic(c.unit.heading, topicTerms, topicIds)),
+    namesTopic: Number(names),
+    definesTopic: Number(names && isDefining(c.unit.text, topicTerms, topicIds)),
+  };
+}
+
 /**
  * The features of one unit for a question: a function of the unit, the plan, the question's
- * weights and the number of sources only. `fit` is the unit's {@link headingFit} (0 without a
- * heading), which the caller reads once per section.
+ * weights and its place (read once per section or source by the caller) only.
  */
 export function describeUnit(
   c: UnitRecord,
   plan: QuestionPlan,
   weights: QueryWeights,
-  sources: number,
-  fit: number,
+  place: UnitPlace,
   profile: ExtractiveProfile,
 ): UnitDescription {
+  const { sources, fit } = place;
   let heading = 0;
   let body = 0;
   let distinct = 0;
@@ -171,6 +214,8 @@ export function describeUnit(
     // Naming what the question excludes ("without listening": a sentence on `fastify.listen()`),
     // a unit may still be the best there is, but any other comes first.
     namesExcluded: Number([...plan.excluded].some((t) => c.termSet.has(t)) && !ALTERNATIVE.test(c.unit.text)),
+
+    ...topicFeatures(c, plan, place.page),
   };
   return {
     features,

@@ -1,4 +1,5 @@
 import type { AnswerSource } from '@kbqa/core';
+import { pageNaming } from './defining';
 import { describeUnit, FEATURE_NAMES, headingFit, type FeatureName, type UnitFeatures } from './features';
 import type { QuestionPlan } from './plan';
 import type { ExtractiveProfile } from './profile';
@@ -27,6 +28,11 @@ export const NEUTRAL_FEATURES: Readonly<UnitFeatures> = Object.freeze({
   statesDefault: 0,
   statesAmount: 0,
   namesExcluded: 0,
+  ownPage: 0,
+  qualifiedPage: 0,
+  topicHeading: 0,
+  namesTopic: 0,
+  definesTopic: 0,
 });
 
 /** Share of the question's weighted terms and names a unit holds, a phrase match adding to it (0-1). */
@@ -85,6 +91,12 @@ export function scoreUnits(
   if (!weighed) return undefined;
   const { weights, ids, idWeight, total, coverage } = weighed;
   const fits = new Map<string, number>();
+  // A definition's topic: how each page names it is read once per source.
+  const topic =
+    (plan.type === 'definition' || plan.type === 'option') &&
+    plan.topic &&
+    (plan.topicTerms.size > 0 || plan.topicIds.length > 0);
+  const pages = topic ? sources.map((source) => pageNaming(source, plan.topicTerms)) : [];
   const candidates = read.units.map((record): Candidate => {
     const key = `${record.sourceIndex}\u0000${record.unit.heading}`;
     let fit = fits.get(key);
@@ -92,14 +104,8 @@ export function scoreUnits(
       fit = record.unit.heading ? headingFit(weighed, record.unit.heading) : 0;
       fits.set(key, fit);
     }
-    const { features, bodyMatched, ownMatched } = describeUnit(
-      record,
-      plan,
-      weighed,
-      sources.length,
-      fit,
-      profile,
-    );
+    const place = { sources: sources.length, fit, page: pages[record.sourceIndex] };
+    const { features, bodyMatched, ownMatched } = describeUnit(record, plan, weighed, place, profile);
     return {
       ...record,
       features,

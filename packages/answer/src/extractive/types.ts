@@ -1,6 +1,6 @@
 import type { AnswerSource } from '@kbqa/core';
 import type { TextUnit } from '@kbqa/text';
-import type { UnitFeatures } from './features';
+import type { FeatureName, UnitFeatures } from './features';
 import type { QuestionPlan } from './plan';
 import type { ExtractiveProfile } from './profile';
 
@@ -57,4 +57,6 @@ export interface Context {
   plan: QuestionPlan;
   scored: Scored;
   profile: Readonly<ExtractiveProfile>;
+  /** Features switched off: they read as their neutral value (score.ts). */
+  featuresOff: ReadonlySet<FeatureName>;
 }

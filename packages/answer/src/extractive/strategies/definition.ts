@@ -1,6 +1,5 @@
-import { containsIdentifier, terms } from '../../terms.util';
-import { fitOfName, isDefining, namesTopic, sameTerms, spellsTopic } from '../defining';
 import { definitionOf } from '../neighbours';
+import { neutralize } from '../score';
 import { arrange, fill, usable } from '../select';
 import type { Candidate, Context } from '../types';
 
@@ -18,10 +17,9 @@ interface Ranked {
  * only qualifies something else ("microservices X"), and a defining sentence first.
  */
 export function define(ctx: Context): Candidate[] | undefined {
-  const { plan, scored, profile } = ctx;
-  const { topicTerms, topicIds } = plan;
-  if (topicTerms.size === 0 && topicIds.length === 0) return undefined;
-  const pageFit = new Map<number, number>();
+  const { plan, scored, profile, featuresOff } = ctx;
+  const { topicIds } = plan;
+  if (plan.topicTerms.size === 0 && topicIds.length === 0) return undefined;
   const ranked: Ranked[] = [];
   // A member's own entry or section ("`signal` - An `AbortSignal` that …" for request.signal,
   // "#### after" for fastify.after()), which names it without its receiver, if at all.
@@ -30,24 +28,16 @@ export function define(ctx: Context): Candidate[] | undefined {
   );
   for (const c of scored.candidates) {
     if (c.unit.kind !== 'sentence') continue;
+    const f = neutralize(c.features, featuresOff);
     const entry = entries.has(c);
-    let page = pageFit.get(c.sourceIndex);
-    if (page === undefined) {
-      page = fitOfName(c.source, topicTerms, profile);
-      pageFit.set(c.sourceIndex, page);
-    }
-    const heading = c.unit.heading.toLowerCase();
-    const ownSection =
-      entry ||
-      sameTerms(new Set(terms(c.unit.heading)), topicTerms) ||
-      topicIds.some((id) => containsIdentifier(heading, id)) ||
-      spellsTopic(c.unit.heading, topicTerms);
-    const names = entry || namesTopic(c, topicTerms, topicIds);
+    const page = f.ownPage ? profile.ownPageFit : f.qualifiedPage ? profile.qualifierPageFit : 1;
+    const ownSection = entry || f.topicHeading > 0;
+    const names = entry || f.namesTopic > 0;
     // An option's description often omits its name: the heading names it.
     if (!names && !(ownSection && c.sectionIndex < 2)) continue;
     const defines =
       entry ||
-      (names && isDefining(c.unit.text, topicTerms, topicIds)) ||
+      (names && f.definesTopic > 0) ||
       (plan.type === 'option' && ownSection && c.sectionIndex === 0);
     // The first sentence under the topic's own heading on the topic's own page opens it, in
     // whatever form ("Acme can be extended with plugins, which …"), though a sentence of the

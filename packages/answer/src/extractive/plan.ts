@@ -8,7 +8,6 @@ import { namesWhatDocsLack } from './gates';
  * and the conversation's topic. Every strategy and pass reads this instead of the question.
  */
 export interface QuestionPlan {
-  question: string;
   type: QuestionType;
   /** What a definition or option question is about, as {@link analyzeQuestion} reads it. */
   topic?: string;
@@ -156,7 +155,6 @@ export function planQuestion(question: string, context?: string, unknownWords?: 
   // What a definition or option question is about, in the words a page would name it with.
   const topic = shape.type === 'definition' || shape.type === 'option' ? (shape.topic ?? '') : '';
   return {
-    question,
     type: shape.type,
     topic: shape.topic,
     sides: shape.sides,

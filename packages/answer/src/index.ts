@@ -1,9 +1,16 @@
 export { createAnswerGenerator, type AnswerGeneratorConfig } from './answer-generator.factory';
 export {
+  DEFAULT_PROFILE,
   ExtractiveAnswerGenerator,
+  FEATURE_NAMES,
   NOT_COVERED_ANSWER,
+  PASS_NAMES,
   type ExtractiveAnswerGeneratorOptions,
+  type ExtractiveProfile,
+  type FeatureName,
+  type PassName,
   type ScoredUnit,
+  type UnitFeatures,
 } from './extractive-answer.generator';
 export { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
 export { CitationFilter, filterCitations } from './citation-filter.transform';

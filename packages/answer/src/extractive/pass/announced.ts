@@ -1,5 +1,7 @@
 import type { TextUnit } from '@kbqa/text';
-import { announces } from './answer-hygiene';
+import { announces } from '../../answer-hygiene';
+
+import type { Candidate, Context } from '../types';
 
 /** What the pass needs of a chosen unit: the unit and which source it comes from. */
 export interface SourcedUnit {
@@ -51,10 +53,16 @@ function announcedBlock<C extends SourcedUnit>(c: C, candidates: C[], maxCodeCha
   let position = c.unit.position;
   for (const x of after) {
     if (x.unit.position !== position + 1 || !x.unit.listItem || x.unit.heading !== c.unit.heading) break;
-    if (items.length >= MAX_ITEMS || chars + x.unit.text.length > MAX_ITEM_CHARS) break;
+    // Part of a list would say less than the sentence promises: the whole list or nothing.
+    if (items.length >= MAX_ITEMS || chars + x.unit.text.length > MAX_ITEM_CHARS) return [];
     items.push(x);
     chars += x.unit.text.length;
     position = x.unit.position;
   }
   return items;
+}
+
+/** The pass: {@link withAnnouncedBlocks} over the scored units, code up to the profile's length. */
+export function withAnnounced(chosen: Candidate[], ctx: Context): Candidate[] {
+  return withAnnouncedBlocks(chosen, ctx.scored.candidates, ctx.profile.maxCodeChars);
 }

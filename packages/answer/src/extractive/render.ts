@@ -1,4 +1,5 @@
 import type { AnswerSource } from '@kbqa/core';
+import { announces } from '../answer-hygiene';
 import { containsIdentifier } from '../terms.util';
 import { NAME_HEADING } from './neighbours';
 import type { ExtractiveProfile } from './profile';
@@ -36,11 +37,19 @@ export function streamPieces(text: string, wordsPerPiece: number): string[] {
   return out;
 }
 
+/** Whether `item` follows `previous` in its list: the introduction or the item before, or the "more" mark. */
+function continuesList(previous: Candidate, item: Candidate): boolean {
+  const next = item.unit.position === previous.unit.position + 1;
+  const more = item.unit.text === '…' && item.unit.position === previous.unit.position;
+  return next || more;
+}
+
 /** The chosen units as the answer's pieces: sentences cited, each source's paragraph together. */
 export function render(chosen: Candidate[]): string[] {
   const pieces: string[] = [];
   const citedSources = new Set(chosen.filter((c) => c.unit.kind === 'sentence').map((c) => c.sourceIndex));
   const named = new Set<string>();
+  const listLines = new Set<Candidate>();
   chosen.forEach((c, i) => {
     const previous = chosen[i - 1];
     const next = chosen[i + 1];
@@ -49,9 +58,19 @@ export function render(chosen: Candidate[]): string[] {
       pieces.push(`${pieces.length > 0 ? '\n\n' : ''}${intro}${c.unit.text}`);
       return;
     }
-    if (c.unit.listItem && previous !== undefined && previous.sourceIndex === c.sourceIndex) {
+    // Only an item right after its list's introduction or the item before it is a list line; one
+    // chosen on its own reads as a sentence.
+    const listed = previous !== undefined && listLines.has(previous);
+    if (
+      c.unit.listItem &&
+      previous !== undefined &&
+      previous.sourceIndex === c.sourceIndex &&
+      (listed || (!previous.unit.listItem && announces(previous.unit.text))) &&
+      continuesList(previous, c)
+    ) {
       // An item shown after the sentence announcing its list: a list line, cited by that sentence.
-      pieces.push(`${previous.unit.listItem ? '\n' : '\n\n'}- ${c.unit.text}`);
+      pieces.push(`${listed ? '\n' : '\n\n'}- ${c.unit.text}`);
+      listLines.add(c);
       return;
     }
     const sameParagraph =

@@ -53,8 +53,11 @@ function announcedBlock<C extends SourcedUnit>(c: C, candidates: C[], maxCodeCha
   let position = c.unit.position;
   for (const x of after) {
     if (x.unit.position !== position + 1 || !x.unit.listItem || x.unit.heading !== c.unit.heading) break;
-    // Part of a list would say less than the sentence promises: the whole list or nothing.
-    if (items.length >= MAX_ITEMS || chars + x.unit.text.length > MAX_ITEM_CHARS) return [];
+    if (items.length >= MAX_ITEMS || chars + x.unit.text.length > MAX_ITEM_CHARS) {
+      // A list longer than the answer has room for shows its first items and says there are more.
+      const last = items[items.length - 1];
+      return last ? [...items, { ...last, unit: { ...last.unit, text: '…' } }] : [];
+    }
     items.push(x);
     chars += x.unit.text.length;
     position = x.unit.position;

@@ -11,6 +11,7 @@ import {
   reply,
   alternatives,
   firstServer,
+  HAND,
 } from '../test/extractive';
 import { readDoc } from '../test/corpus';
 import { ExtractiveAnswerGenerator, NOT_COVERED_ANSWER, SEE_ALSO } from './extractive-answer.generator';
@@ -56,10 +57,11 @@ describe(ExtractiveAnswerGenerator.name, () => {
   });
 
   it('prefers the sentence that answers among related ones', async () => {
-    const text = await answer('How do I set the status code of a reply?', [
-      source(1, 'Getting started', firstServer()),
-      source(2, 'Reply', reply()),
-    ]);
+    const text = await answer(
+      'How do I set the status code of a reply?',
+      [source(1, 'Getting started', firstServer()), source(2, 'Reply', reply())],
+      HAND,
+    );
     const firstSentence = text.split('\n')[0] ?? '';
     expect(firstSentence.startsWith('`.status(code)` - Sets the status code [2].')).toBe(true);
   });
@@ -69,7 +71,7 @@ describe(ExtractiveAnswerGenerator.name, () => {
     const cors = await answer('Which plugin replaces the cors middleware?', sources);
     expect(cors).toContain('`@tidepool/cors` replaces the `cors` middleware');
     expect(new Set(citations(cors))).toEqual(new Set([2]));
-    const status = await answer('How do I set the status code of a reply?', sources);
+    const status = await answer('How do I set the status code of a reply?', sources, HAND);
     expect(status).toContain('`.status(code)` - Sets the status code [5].');
     expect(new Set(citations(status))).toEqual(new Set([5]));
   });

@@ -14,6 +14,7 @@ import { planQuestion } from './extractive/plan';
 import { DEFAULT_PROFILE, type ExtractiveProfile } from './extractive/profile';
 import { citeCurated, notCovered, NOT_COVERED_ANSWER, render, streamPieces } from './extractive/render';
 import { scoreUnits } from './extractive/score';
+import { checkedScorer, SHIPPED_SCORER, type UnitScorer } from './extractive/unit-scorer';
 import { choose } from './extractive/strategies';
 import { containsIdentifier } from './terms.util';
 import { condenseFollowUp } from './follow-up.util';
@@ -29,6 +30,11 @@ export {
   type ExtractiveProfile,
 } from './extractive/profile';
 export { cite, NOT_COVERED_ANSWER, SEE_ALSO } from './extractive/render';
+
+export { UNIT_SCORER_INPUTS, unitScorerInputs, type UnitScorer } from './extractive/unit-scorer';
+
+/** The scorer a generator uses unless told otherwise (see docs/answers.md for the measurement). */
+const DEFAULT_SCORER: 'learned' | 'hand' = 'learned';
 
 export interface ExtractiveAnswerGeneratorOptions {
   /** Most sentences in an answer (default 4). */
@@ -60,6 +66,13 @@ export interface ExtractiveAnswerGeneratorOptions {
    * throws CONFIG_INVALID.
    */
   disabled?: string[];
+  /**
+   * What the strategies choose from: the learned unit scorer (extractive/unit-scorer.ts, trained
+   * by bench/answers/train-scorer.js) or the hand-set product of factors. Default: 'learned'.
+   */
+  scorer?: 'learned' | 'hand';
+  /** The learned scorer's weights, instead of the shipped ones (for training and its evaluation). */
+  unitScorer?: UnitScorer;
 }
 
 /**
@@ -124,6 +137,8 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
   private readonly profile: Readonly<ExtractiveProfile>;
   private readonly off: ReadonlySet<string>;
   private readonly featuresOff: ReadonlySet<FeatureName>;
+  /** The learned scorer, or undefined for the hand score. */
+  private readonly scorer: UnitScorer | undefined;
 
   constructor(options: ExtractiveAnswerGeneratorOptions = {}) {
     const { disabled = [], minCoverage } = options;
@@ -148,6 +163,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     });
     this.off = new Set(disabled);
     this.featuresOff = new Set(FEATURE_NAMES.filter((name) => this.off.has(name)));
+    this.scorer =
+      (options.scorer ?? DEFAULT_SCORER) === 'learned'
+        ? checkedScorer(options.unitScorer ?? SHIPPED_SCORER)
+        : undefined;
   }
 
   async *generate(request: AnswerRequest): AsyncGenerator<string, void, undefined> {
@@ -219,7 +238,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     const { profile } = this;
     const plan = planQuestion(question, context, unknownWords);
     if (plan.lacksTopic) return notCovered(sources, profile);
-    const scored = scoreUnits(plan, sources, profile, this.featuresOff);
+    const scored = scoreUnits(plan, sources, profile, this.featuresOff, this.scorer);
     if (!scored) return [NOT_COVERED_ANSWER];
     const floor = plan.lookedUp ? profile.minCoverageLookedUp : profile.minCoverage;
     if (scored.coverage < floor) return notCovered(sources, profile);
@@ -245,7 +264,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     unknownWords?: string[],
   ): ScoredUnit[] {
     const plan = planQuestion(question, context, unknownWords);
-    const scored = scoreUnits(plan, sources, this.profile, this.featuresOff);
+    const scored = scoreUnits(plan, sources, this.profile, this.featuresOff, this.scorer);
     if (!scored) return [];
     const asked = plan.written;
     return scored.candidates.map((c) => {

@@ -5,12 +5,15 @@ export {
   FEATURE_NAMES,
   NOT_COVERED_ANSWER,
   PASS_NAMES,
+  UNIT_SCORER_INPUTS,
+  unitScorerInputs,
   type ExtractiveAnswerGeneratorOptions,
   type ExtractiveProfile,
   type FeatureName,
   type PassName,
   type ScoredUnit,
   type UnitFeatures,
+  type UnitScorer,
 } from './extractive-answer.generator';
 export { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
 export { CitationFilter, filterCitations } from './citation-filter.transform';

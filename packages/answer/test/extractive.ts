@@ -1,5 +1,8 @@
 import type { AnswerRequest, AnswerSource } from '@kbqa/core';
-import { ExtractiveAnswerGenerator } from '../src/extractive-answer.generator';
+import {
+  ExtractiveAnswerGenerator,
+  type ExtractiveAnswerGeneratorOptions,
+} from '../src/extractive-answer.generator';
 import { readDoc, section } from './corpus';
 
 /** What the extractive generator's specs share: sources, requests and the answer as one string. */
@@ -27,8 +30,20 @@ export async function collect(iterable: AsyncIterable<string>): Promise<string[]
   return pieces;
 }
 
-export async function answer(question: string, sources: AnswerSource[]): Promise<string> {
-  return (await collect(new ExtractiveAnswerGenerator().generate(request(question, sources)))).join('');
+/**
+ * The hand-set score, for specs of what its factors do (the learned scorer weighs the same
+ * features as the development sets taught it, not as a spec's wording would).
+ */
+export const HAND = { scorer: 'hand' } as const;
+
+export async function answer(
+  question: string,
+  sources: AnswerSource[],
+  options: ExtractiveAnswerGeneratorOptions = {},
+): Promise<string> {
+  return (await collect(new ExtractiveAnswerGenerator(options).generate(request(question, sources)))).join(
+    '',
+  );
 }
 
 /** The answer to a request that carries `unknownWords` (undefined: not looked up). */

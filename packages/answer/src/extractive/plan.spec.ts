@@ -1,4 +1,4 @@
-import { source, page, request, collect, answer } from '../../test/extractive';
+import { source, page, request, collect, answer, HAND } from '../../test/extractive';
 import { ExtractiveAnswerGenerator, NOT_COVERED_ANSWER } from '../extractive-answer.generator';
 
 describe(ExtractiveAnswerGenerator.name, () => {
@@ -102,10 +102,14 @@ describe(ExtractiveAnswerGenerator.name, () => {
       });
 
       it('puts first a sentence that weighs the excluded thing against an alternative', async () => {
-        const text = await answer('Does HTTP/2 work without HTTPS?', [
-          source(1, 'Browsers', 'Browsers only speak HTTP/2 over HTTPS, with a trusted certificate.'),
-          source(2, 'HTTP2', 'Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c).'),
-        ]);
+        const text = await answer(
+          'Does HTTP/2 work without HTTPS?',
+          [
+            source(1, 'Browsers', 'Browsers only speak HTTP/2 over HTTPS, with a trusted certificate.'),
+            source(2, 'HTTP2', 'Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c).'),
+          ],
+          HAND,
+        );
         expect(text.startsWith('Acme supports HTTP/2 over HTTPS (h2) or plaintext (h2c)')).toBe(true);
       });
     });
@@ -133,9 +137,11 @@ describe(ExtractiveAnswerGenerator.name, () => {
         'A major release is supported for a minimum period of six months after it is published.',
         'Security fixes of a release are reviewed by the maintainers.',
       ].join('\n');
-      const text = await answer('How long is a Tidepool major release supported after it is published?', [
-        page(1, 'Support', 'support', content),
-      ]);
+      const text = await answer(
+        'How long is a Tidepool major release supported after it is published?',
+        [page(1, 'Support', 'support', content)],
+        HAND,
+      );
       expect(text).toMatch(/^A major release is supported for a minimum period of six months/);
     });
 

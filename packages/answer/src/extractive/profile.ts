@@ -115,18 +115,12 @@ export interface ExtractiveProfile {
   enumerationCommas: number;
   enumerationFactor: number;
   contrastFactor: number;
-  /** How many of the first sources a how-to answer's example may come from. */
-  exampleSources: number;
-  /** Least relevance of the code block a how-to or troubleshooting answer adds as its example. */
+  /** Least relevance of a code block that answers alone (a reader's own code, no sentence matching). */
   exampleRelevance: number;
 
   // Passes and rendering.
-  /** Longest "Default: …" line added after a chosen sentence of its section. */
-  defaultLineChars: number;
   /** Longest defining sentence that is continued by the next one of its section. */
   shortDefinition: number;
-  /** Most entry names quoted after a sentence that introduces a list. */
-  maxListNames: number;
   /** Most units between a list entry and the sentence introducing its list. */
   maxListReach: number;
   /** Most pages listed after the "not covered" answer. */
@@ -193,12 +187,9 @@ export const DEFAULT_PROFILE: Readonly<ExtractiveProfile> = Object.freeze({
   enumerationCommas: 4,
   enumerationFactor: 0.4,
   contrastFactor: 1.3,
-  exampleSources: 3,
   exampleRelevance: 0.3,
 
-  defaultLineChars: 120,
   shortDefinition: 100,
-  maxListNames: 10,
   maxListReach: 8,
   seeAlsoPages: 3,
   wordsPerPiece: 6,

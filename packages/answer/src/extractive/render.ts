@@ -65,7 +65,7 @@ export function render(chosen: Candidate[]): string[] {
       c.unit.listItem &&
       previous !== undefined &&
       previous.sourceIndex === c.sourceIndex &&
-      (listed || (!previous.unit.listItem && announces(previous.unit.text))) &&
+      (listed || announces(previous.unit.text)) &&
       continuesList(previous, c)
     ) {
       // An item shown after the sentence announcing its list: a list line, cited by that sentence.

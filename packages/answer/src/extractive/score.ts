@@ -5,6 +5,7 @@ import type { QuestionPlan } from './plan';
 import type { ExtractiveProfile } from './profile';
 import type { Candidate, Scored } from './types';
 import { readSources } from './units';
+import { learnedScore, type UnitScorer } from './unit-scorer';
 import { weigh } from './weights';
 
 /**
@@ -85,6 +86,7 @@ export function scoreUnits(
   sources: AnswerSource[],
   profile: ExtractiveProfile,
   off: ReadonlySet<FeatureName>,
+  scorer?: UnitScorer,
 ): Scored | undefined {
   const read = readSources(sources, profile.midSection);
   const weighed = weigh(plan, read, profile);
@@ -113,7 +115,9 @@ export function scoreUnits(
       bodyMatched,
       ownMatched,
       quality: qualityOf(features, profile),
-      score: combine(neutralize(features, off), profile),
+      score: scorer
+        ? learnedScore(scorer, neutralize(features, off), plan.type, record.unit.kind)
+        : combine(neutralize(features, off), profile),
     };
   });
   return { candidates, weights, ids, idWeight, total, coverage };

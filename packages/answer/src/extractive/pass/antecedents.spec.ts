@@ -1,4 +1,4 @@
-import { source, page, answer } from '../../../test/extractive';
+import { source, page, answer, HAND } from '../../../test/extractive';
 import { ExtractiveAnswerGenerator } from '../../extractive-answer.generator';
 
 describe(ExtractiveAnswerGenerator.name, () => {
@@ -77,9 +77,11 @@ describe(ExtractiveAnswerGenerator.name, () => {
           '   - `true` — every connection is destroyed.',
           '2. The server stops listening.',
         ].join('\n');
-        const text = await answer('What closes idle keep-alive connections?', [
-          source(1, 'Server', shutdown),
-        ]);
+        const text = await answer(
+          'What closes idle keep-alive connections?',
+          [source(1, 'Server', shutdown)],
+          HAND,
+        );
         expect(text.startsWith('Connection draining follows the `forceCloseConnections` option')).toBe(true);
         expect(text).toContain('idle keep-alive connections are closed at once');
       });

@@ -1,6 +1,5 @@
-import { containsIdentifier, terms } from '../../terms.util';
+import { terms } from '../../terms.util';
 import { introOf, followsWithin } from '../neighbours';
-import { instructsWithCode } from '../instructions';
 import { arrange, follows } from '../select';
 import type { Candidate, Context } from '../types';
 
@@ -93,55 +92,4 @@ export function pickCode(chosen: Candidate[], ctx: Context): Candidate | undefin
     }
   }
   return pick;
-}
-
-/**
- * A block that shows what came back (an HTTP response, bare JSON data), not code to write: it
- * does not show the reader what to do.
- */
-const TRANSCRIPT = /^[`~]{3,}[^\n]*\n\s*(?:HTTP\/\d|[{[])/;
-/** A signature with a placeholder body ("// Some code"): it shows a shape, not what to write. */
-const SKELETON = /^\s*(?:\/\/|#)\s*(?:some code|your code|\.\.\.|do something)\s*$/im;
-
-/**
- * A how-to or troubleshooting answer that shows no code and states no step naming code: the
- * code block of the first sources that matches the question best, after the sentences. The
- * call a reader must write (`fs.createReadStream(…)`, an `allowUnsafeRegex` option in a code
- * comment) is often only in an example, sometimes of a page none of the sentences come from.
- * An answer whose best source already says what to write ("Set the `https` option …") keeps
- * to its pages.
- */
-export function withExample(chosen: Candidate[], ctx: Context): Candidate[] {
-  const { plan, scored, profile } = ctx;
-  const { candidates, weights, ids } = scored;
-  const shared = (c: Candidate): number =>
-    [...weights.keys()].filter((t) => c.termSet.has(t)).length +
-    ids.filter((id) => containsIdentifier(c.lower, id)).length;
-  const told = (c: Candidate) => c.sourceIndex === 0 && instructsWithCode(c);
-  if (chosen.some((c) => c.unit.kind === 'code' || told(c))) return chosen;
-  let best: Candidate | undefined;
-  for (const c of candidates) {
-    if (c.unit.kind !== 'code' || c.sourceIndex >= profile.exampleSources || !c.bodyMatched) continue;
-    if (c.unit.text.length > profile.maxCodeChars || c.relevance < profile.exampleRelevance) continue;
-    if (TRANSCRIPT.test(c.unit.text) || SKELETON.test(c.unit.text)) continue;
-    // One shared word is a coincidence: "console" brought a setup listing to a question about
-    // FSTDEP warnings "in my console".
-    if (shared(c) < 2) continue;
-    if (!best || c.score > best.score) best = c;
-  }
-  if (!best) return chosen;
-  if (plan.type !== 'troubleshooting') return [...chosen, best];
-  // The block a problem report matches best is often the code the reader wrote, and the block
-  // right after it in its section the fix ("// v4 … req.params.hasOwnProperty(…)", then
-  // "// v5 … Object.hasOwn(req.params, …)"; "Bad example!", then the decorated version).
-  const fix = candidates.find(
-    (c) =>
-      c.unit.kind === 'code' &&
-      c.sourceIndex === best.sourceIndex &&
-      c.unit.heading === best.unit.heading &&
-      c.unit.position > best.unit.position &&
-      c.unit.position <= best.unit.position + 2 &&
-      c.unit.text.length <= profile.maxCodeChars,
-  );
-  return fix ? [...chosen, best, fix] : [...chosen, best];
 }

@@ -16,7 +16,8 @@ const BENCHMARKS = [
   { name: 'store-scale', script: 'bench/retrieval/store-scale.js' },
   { name: 'postgres-chat', script: 'bench/postgres-chat.js' },
   { name: 'retrieval-latency', script: 'bench/retrieval/latency.js' },
-  { name: 'answers', script: 'bench/answers/quality.js' },
+  { name: 'answers', script: 'bench/answers/quality.js', args: ['--ablate'] },
+  { name: 'answers-scorer', script: 'bench/answers/train-scorer.js' },
   { name: 'sentence-choice', script: 'bench/answers/sentence-choice.js' },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },
   { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },
@@ -44,13 +45,13 @@ for (const b of BENCHMARKS) {
   }
   console.error(`running ${b.name} (${b.script})`);
   try {
-    const out = execFileSync(process.execPath, ['--expose-gc', file], {
+    const out = execFileSync(process.execPath, ['--expose-gc', file, ...(b.args ?? [])], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
       maxBuffer: 64 * 1024 * 1024,
     });
     sections.push(
-      `<!-- ${b.name} -->\n${out.toString().trim()}\n\nMeasured ${today} on ${machine()}. Command: \`node ${b.script}\``,
+      `<!-- ${b.name} -->\n${out.toString().trim()}\n\nMeasured ${today} on ${machine()}. Command: \`node ${[b.script, ...(b.args ?? [])].join(' ')}\``,
     );
     ran++;
     console.error(out.toString());

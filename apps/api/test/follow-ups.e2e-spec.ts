@@ -116,6 +116,21 @@ describe('Follow-ups that name no subject, on the fixture docs (e2e)', () => {
     expect(reply.answer.text).toContain('0 means none');
   });
 
+  it('takes the previous turn from the stored conversation when the request sends no history', async () => {
+    const { conversation_id } = (await t.post('/v1/newConversation', { api_key: p.serverKey }).expect(200))
+      .body as { conversation_id: number };
+    const ask = async (question: string) =>
+      (
+        await t
+          .post('/v1/serviceChat', { api_key: p.serverKey, question, conversation_id, shouldStream: false })
+          .expect(200)
+      ).body as ChatBody;
+    await ask('What does requestTimeout do?');
+    const reply = await ask('can I turn it off?');
+    expect(reply.sources[0]?.link).toBe('reference/server.md');
+    expect(reply.answer.text).toContain('0 means none');
+  });
+
   it('answers "and for the reply?" about decorating the reply, not the request', async () => {
     const reply = await conversation('How do I add a property to every request?', 'and for the reply?');
     expect(reply.sources[0]?.link).toBe('reference/decorators.md');

@@ -2,7 +2,13 @@ import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } from '@kbqa/core';
+import {
+  type AnswerGenerator,
+  type AnswerRequest,
+  type HistoryTurn,
+  KbqaError,
+  type SearchHit,
+} from '@kbqa/core';
 import type { AppConfig } from '../config/config';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { ProjectsService } from '../projects/projects.service';
@@ -34,6 +40,8 @@ function setup(
     answerTrace?: string;
     /** `unchanged`: the generator condenses nothing, as a model-free one leaves a question its own words. */
     condense?: 'unchanged';
+    /** The turns the conversation has stored. */
+    stored?: HistoryTurn[];
   } = {},
 ) {
   const calls: string[] = [];
@@ -58,6 +66,10 @@ function setup(
     open: (_p: number, id: number) => (calls.push(`open ${id}`), Promise.resolve(id)),
     addHuman: (_p: number, _c: number, text: string) => (calls.push(`human ${text}`), Promise.resolve(20)),
     addAi: (...args: unknown[]) => (calls.push(`ai ${JSON.stringify(args.slice(3))}`), Promise.resolve(21)),
+    recentTurns: (_p: number, id: number, turns: number) => (
+      calls.push(`recent ${id} ${turns}`),
+      Promise.resolve(options.stored ?? [])
+    ),
   } as unknown as ConversationsService;
   const projects = {
     getProject: () => (calls.push('project'), Promise.resolve({ systemPrompt: 'Be brief.' })),
@@ -249,6 +261,21 @@ describe(ChatService.name, () => {
       context: 'attach helper',
     });
     expect(generated[0]).not.toHaveProperty('focus');
+  });
+
+  it("takes a continued conversation's stored turns as the history when the request sends none", async () => {
+    const stored = [{ prompt: 'How do I attach a helper to the request?', response: 'Decorate it [1].' }];
+    const { service, calls, retrieved, generated } = setup({ condense: 'unchanged', stored });
+    const turn = await service.start(
+      1,
+      'server',
+      { question: 'and for the reply?', conversation_id: '7' },
+      signal,
+    );
+    for await (const _ of turn.pieces);
+    expect(calls.slice(0, 2)).toEqual(['open 7', 'recent 7 3']);
+    expect(retrieved[0]?.question).toBe('How do I attach a helper to the reply?');
+    expect(generated[0]?.history).toEqual(stored);
   });
 
   it('refuses a bad where filter before opening a conversation or storing anything', async () => {

@@ -22,6 +22,9 @@ import { type TaughtMatch, TeachingService } from '../teaching/teaching.service'
 import { ToolsService } from '../tools/tools.service';
 import { type ChatDto, NUM_CHUNKS, type ToolUsage } from './chat.dto';
 
+/** Turns of a stored conversation used as the history of a chat that sends none. */
+const STORED_TURNS = 3;
+
 /** A chat between retrieval and the stored AI message. */
 export interface ChatTurn {
   projectId: number;
@@ -67,10 +70,13 @@ export class ChatService {
       dto.conversation_id !== undefined
         ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, roleInfo)
         : undefined;
-    const history: HistoryTurn[] = (dto.history ?? []).map((h) => ({
-      prompt: h.prompt,
-      response: h.response,
-    }));
+    // A client that continues a conversation without its history gets the stored one, so a
+    // follow-up still has the turn it follows.
+    const history: HistoryTurn[] = dto.history?.length
+      ? dto.history.map((h) => ({ prompt: h.prompt, response: h.response }))
+      : continued !== undefined
+        ? await this.conversations.recentTurns(projectId, continued, STORED_TURNS)
+        : [];
     const standalone = history.length
       ? await this.generator.condenseQuestion(dto.question, history, signal)
       : dto.question;

@@ -8,7 +8,9 @@
 // every definition `opening` was checked to occur on one of the question's pages; every not-covered
 // question was checked (grep) not to be answered anywhere in the corpus. followups.json holds
 // two-turn pairs whose second turn only makes sense with the first (pronouns, "and …", "what
-// about …").
+// about …"); the twelve development pairs from "How do I add a preHandler hook to a single route?"
+// on were added before the follow-up session changed any code: their second turn names no topic at
+// all ("what about the default?", "and for the reply?", "can I use it in a plugin?").
 //
 // Scoring (text compared lowercased, backticks and `*` removed, whitespace collapsed):
 // - key fact: a question passes when ALL its `facts` occur in the answer, or ANY one when `any` is

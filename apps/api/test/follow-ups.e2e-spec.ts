@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { ANSWER_FLOOR } from '@kbqa/core';
+import { DOCS_CORPUS_DIR, readDocsCorpusFile } from '@kbqa/core/testing';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
 const DOCS = [
@@ -78,5 +80,76 @@ describe('Follow-up questions without a model (e2e)', () => {
     expect(answer.sources[0]!.relevance_score).toBeGreaterThanOrEqual(ANSWER_FLOOR);
     const unrelated = await chat('How do I restrict a dishwasher to one cycle?');
     for (const s of unrelated.sources) expect(s.relevance_score).toBeLessThan(ANSWER_FLOOR);
+  });
+});
+
+describe('Follow-ups that name no subject, on the fixture docs (e2e)', () => {
+  let t: TestApp;
+  let p: TestProject;
+  beforeAll(async () => {
+    t = await startTestApp();
+    p = await t.createProject('follow-ups-docs');
+    const pages = readdirSync(DOCS_CORPUS_DIR, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      f.endsWith('.md'),
+    );
+    const documents = pages.map((page) => ({ source: page, content: readDocsCorpusFile(page) }));
+    const res = await t.post('/v1/ingestDocuments', { api_key: p.serverKey, documents }).expect(200);
+    await t.waitForTask(res.body.task_id);
+  });
+  afterAll(() => t.close());
+
+  /** Asks `first`, then `follow` with the first turn and its actual answer as history. */
+  const conversation = async (first: string, follow: string) => {
+    const ask = async (question: string, history: Array<{ prompt: string; response: string }>) =>
+      (
+        await t
+          .post('/v1/serviceChat', { api_key: p.serverKey, question, history, shouldStream: false })
+          .expect(200)
+      ).body as ChatBody;
+    const firstReply = await ask(first, []);
+    return ask(follow, [{ prompt: first, response: firstReply.answer.text }]);
+  };
+
+  it('answers "can I turn it off?" about the option asked about before, not about logging being off', async () => {
+    const reply = await conversation('What does requestTimeout do?', 'can I turn it off?');
+    expect(reply.sources[0]?.link).toBe('reference/server.md');
+    expect(reply.answer.text).toContain('0 means none');
+  });
+
+  it('takes the previous turn from the stored conversation when the request sends no history', async () => {
+    const { conversation_id } = (await t.post('/v1/newConversation', { api_key: p.serverKey }).expect(200))
+      .body as { conversation_id: number };
+    const ask = async (question: string) =>
+      (
+        await t
+          .post('/v1/serviceChat', { api_key: p.serverKey, question, conversation_id, shouldStream: false })
+          .expect(200)
+      ).body as ChatBody;
+    await ask('What does requestTimeout do?');
+    const reply = await ask('can I turn it off?');
+    expect(reply.sources[0]?.link).toBe('reference/server.md');
+    expect(reply.answer.text).toContain('0 means none');
+  });
+
+  it('answers "and for the reply?" about decorating the reply, not the request', async () => {
+    const reply = await conversation('How do I add a property to every request?', 'and for the reply?');
+    expect(reply.sources[0]?.link).toBe('reference/decorators.md');
+    expect(reply.answer.text).toContain('decorateReply');
+    expect(reply.answer.text).not.toContain('decorateRequest');
+  });
+
+  it('answers "what about the default?" for the option asked about before', async () => {
+    const reply = await conversation(
+      'What does the timeout option of a plugin do?',
+      'what about the default?',
+    );
+    expect(reply.sources[0]?.link).toBe('reference/plugins.md');
+    expect(reply.answer.text).toContain('10,000');
+  });
+
+  it('answers "can I use it in a plugin?" about the hook asked about before', async () => {
+    const reply = await conversation('What does the onClose hook do?', 'can I use it in a plugin?');
+    expect(reply.sources[0]?.link).toBe('reference/hooks.md');
+    expect(reply.answer.text).toContain('onClose');
   });
 });

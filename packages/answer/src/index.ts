@@ -25,7 +25,14 @@ export {
   buildSummarizeMessages,
   type ChatMessage,
 } from './openai.prompts';
-export { condenseFollowUp, followUpContext, isFollowUp } from './follow-up.util';
+export {
+  condenseFollowUp,
+  followUpContext,
+  isFollowUp,
+  resolveFollowUp,
+  type FollowUpReading,
+  type ResolvedFollowUp,
+} from './follow-up.util';
 export {
   analyzeQuestion,
   detectQuestionType,

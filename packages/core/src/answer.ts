@@ -53,10 +53,11 @@ export type AnswerToolEvent =
 export interface AnswerRequest {
   question: string;
   /**
-   * For a follow-up answered without a rewrite by a model: the topic of the conversation so far
-   * (key terms of earlier prompts), to weigh below the question's own words. The question is
-   * then the reader's own words, so "and how much memory does it need?" after "How do I install
-   * it?" is answered about memory, on the installed thing, not with the install step again.
+   * For a follow-up answered without a rewrite by a model: words of the conversation to weigh
+   * below the question's own (the topic of earlier prompts). The question is the follow-up read
+   * as a question of its own ("how much memory does Acme need?" for "and how much memory does it
+   * need?" after "How do I install Acme?"), so it is answered about memory, on the installed
+   * thing, not with the install step again.
    */
   context?: string;
   /**

@@ -8,7 +8,8 @@ export interface SearchQuery {
   projectId: number;
   text: string;
   /**
-   * Secondary terms, e.g. the topic of the conversation so far for a follow-up question. They
+   * Secondary terms, e.g. the topic of the conversation so far for a follow-up question, or the
+   * previous question's frame for one that named a new subject ("and for guards?"). They
    * only boost passages that also match `text`, at a fraction of the weight of `text`'s own terms,
    * so a follow-up that changes topic still finds the new topic. When `text` has no content word
    * of its own ("and then?"), the context is searched instead.

@@ -2,7 +2,13 @@ import 'reflect-metadata';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } from '@kbqa/core';
+import {
+  type AnswerGenerator,
+  type AnswerRequest,
+  type HistoryTurn,
+  KbqaError,
+  type SearchHit,
+} from '@kbqa/core';
 import type { AppConfig } from '../config/config';
 import type { ConversationsService } from '../conversations/conversations.service';
 import type { ProjectsService } from '../projects/projects.service';
@@ -32,6 +38,10 @@ function setup(
     usesUnknownWords?: boolean;
     absent?: string[];
     answerTrace?: string;
+    /** `unchanged`: the generator condenses nothing, as a model-free one leaves a question its own words. */
+    condense?: 'unchanged';
+    /** The turns the conversation has stored. */
+    stored?: HistoryTurn[];
   } = {},
 ) {
   const calls: string[] = [];
@@ -56,6 +66,10 @@ function setup(
     open: (_p: number, id: number) => (calls.push(`open ${id}`), Promise.resolve(id)),
     addHuman: (_p: number, _c: number, text: string) => (calls.push(`human ${text}`), Promise.resolve(20)),
     addAi: (...args: unknown[]) => (calls.push(`ai ${JSON.stringify(args.slice(3))}`), Promise.resolve(21)),
+    recentTurns: (_p: number, id: number, turns: number) => (
+      calls.push(`recent ${id} ${turns}`),
+      Promise.resolve(options.stored ?? [])
+    ),
   } as unknown as ConversationsService;
   const projects = {
     getProject: () => (calls.push('project'), Promise.resolve({ systemPrompt: 'Be brief.' })),
@@ -77,11 +91,16 @@ function setup(
       yield 'answer';
     },
     condenseQuestion: (question, history) =>
-      Promise.resolve(`${history.map((h) => h.prompt).join(' / ')} -> ${question}`),
+      Promise.resolve(
+        options.condense === 'unchanged'
+          ? question
+          : `${history.map((h) => h.prompt).join(' / ')} -> ${question}`,
+      ),
     summarize: (text) => Promise.resolve(text),
   };
+  const matched: string[] = [];
   const teaching = {
-    match: () => Promise.resolve(options.taught),
+    match: (_p: number, question: string) => (matched.push(question), Promise.resolve(options.taught)),
   } as unknown as TeachingService;
   const keyKinds: string[] = [];
   const tools = {
@@ -89,7 +108,7 @@ function setup(
   } as unknown as ToolsService;
   const config = { answerTrace: options.answerTrace } as AppConfig;
   const service = new ChatService(retrieval, conversations, projects, teaching, generator, tools, config);
-  return { service, calls, retrieved, generated, keyKinds, lookedUp };
+  return { service, calls, retrieved, generated, keyKinds, lookedUp, matched };
 }
 
 const signal = new AbortController().signal;
@@ -223,6 +242,42 @@ describe(ChatService.name, () => {
     expect(calls).toEqual(['open 7', 'human and for one origin?', 'project']);
   });
 
+  it('reads a follow-up against the history without a model: searched, matched and answered as that', async () => {
+    const { service, retrieved, generated, matched } = setup({ condense: 'unchanged' });
+    const dto = {
+      question: 'and for the reply?',
+      history: [{ prompt: 'How do I attach a helper to the request?', response: 'Decorate it [1].' }],
+    } as unknown as ChatDto;
+    const turn = await service.start(1, 'server', dto, signal);
+    for await (const _ of turn.pieces);
+    expect(retrieved[0]).toMatchObject({
+      question: 'How do I attach a helper to the reply?',
+      focus: 'the reply',
+      context: 'attach helper',
+    });
+    expect(matched).toEqual(['How do I attach a helper to the reply?']);
+    expect(generated[0]).toMatchObject({
+      question: 'How do I attach a helper to the reply?',
+      context: 'attach helper',
+    });
+    expect(generated[0]).not.toHaveProperty('focus');
+  });
+
+  it("takes a continued conversation's stored turns as the history when the request sends none", async () => {
+    const stored = [{ prompt: 'How do I attach a helper to the request?', response: 'Decorate it [1].' }];
+    const { service, calls, retrieved, generated } = setup({ condense: 'unchanged', stored });
+    const turn = await service.start(
+      1,
+      'server',
+      { question: 'and for the reply?', conversation_id: '7' },
+      signal,
+    );
+    for await (const _ of turn.pieces);
+    expect(calls.slice(0, 2)).toEqual(['open 7', 'recent 7 3']);
+    expect(retrieved[0]?.question).toBe('How do I attach a helper to the reply?');
+    expect(generated[0]?.history).toEqual(stored);
+  });
+
   it('refuses a bad where filter before opening a conversation or storing anything', async () => {
     const { service, calls } = setup();
     const dto = { question: 'q', where: { lang: { $regex: 'x' } } } as unknown as ChatDto;
@@ -302,13 +357,24 @@ describe(questionWords.name, () => {
 describe(searchQuestion.name, () => {
   const history = [{ prompt: 'How do I enable CORS?', response: 'Register `@fastify/cors` [1].' }];
 
-  it('searches a model-free follow-up with its own words and the topic as lower-weight context', () => {
+  it('searches a model-free follow-up that points back as the question it stands for, the subject at full weight', () => {
     const question = 'and how do I restrict it to one origin?';
     const condensed = `enable CORS: ${question}`;
-    expect(searchQuestion(question, condensed, history)).toEqual({
-      question,
-      context: 'enable CORS @fastify/cors',
+    const resolved = { question: 'how do I restrict CORS to one origin?', context: '@fastify/cors' };
+    expect(searchQuestion(question, condensed, history)).toEqual(resolved);
+    expect(searchQuestion(question, question, history)).toEqual(resolved);
+  });
+
+  it('searches "and for X?" for X, the previous question\'s frame as context, not the subject it left', () => {
+    expect(searchQuestion('and for a session store?', 'and for a session store?', history)).toEqual({
+      question: 'How do I enable a session store?',
+      focus: 'a session store',
+      context: 'enable',
     });
+  });
+
+  it('searches a follow-up that names its own subject with its own words, the topic as context', () => {
+    const question = 'and how do I log the origin of each request?';
     expect(searchQuestion(question, question, history)).toEqual({
       question,
       context: 'enable CORS @fastify/cors',
@@ -324,14 +390,12 @@ describe(searchQuestion.name, () => {
   it('adds no context to a standalone question', () => {
     expect(searchQuestion('How do I register a plugin?', 'How do I register a plugin?', history)).toEqual({
       question: 'How do I register a plugin?',
-      context: undefined,
     });
   });
 
   it("names a definition question's topic, so retrieval can find the opening of the topic's page", () => {
     expect(searchQuestion('What do decorators do?', 'What do decorators do?', [])).toEqual({
       question: 'What do decorators do?',
-      context: undefined,
       topic: 'decorators',
     });
     expect(

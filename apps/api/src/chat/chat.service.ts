@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { analyzeQuestion, condenseFollowUp, followUpContext } from '@kbqa/answer';
+import { analyzeQuestion, condenseFollowUp, resolveFollowUp } from '@kbqa/answer';
 import { isStopWord } from '@kbqa/text';
 import {
   type AnswerGenerator,
@@ -21,6 +21,9 @@ import { RetrievalService } from '../retrieval/retrieval.service';
 import { type TaughtMatch, TeachingService } from '../teaching/teaching.service';
 import { ToolsService } from '../tools/tools.service';
 import { type ChatDto, NUM_CHUNKS, type ToolUsage } from './chat.dto';
+
+/** Turns of a stored conversation used as the history of a chat that sends none. */
+const STORED_TURNS = 3;
 
 /** A chat between retrieval and the stored AI message. */
 export interface ChatTurn {
@@ -67,10 +70,13 @@ export class ChatService {
       dto.conversation_id !== undefined
         ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, roleInfo)
         : undefined;
-    const history: HistoryTurn[] = (dto.history ?? []).map((h) => ({
-      prompt: h.prompt,
-      response: h.response,
-    }));
+    // A client that continues a conversation without its history gets the stored one, so a
+    // follow-up still has the turn it follows.
+    const history: HistoryTurn[] = dto.history?.length
+      ? dto.history.map((h) => ({ prompt: h.prompt, response: h.response }))
+      : continued !== undefined
+        ? await this.conversations.recentTurns(projectId, continued, STORED_TURNS)
+        : [];
     const standalone = history.length
       ? await this.generator.condenseQuestion(dto.question, history, signal)
       : dto.question;
@@ -80,8 +86,11 @@ export class ChatService {
     const hits = await this.retrieval.retrieve({ projectId, ...search, topK, filters, threshold });
     // A taught pair has no metadata, so a `where` filter would never let it through retrieval;
     // with one it is not put first either. Its score (the question similarity) meets the threshold.
+    // A follow-up read as a question of its own is matched as that ("and for the reply?" must not
+    // match an answer taught for the request); otherwise as the condenser gave it.
+    const matched = search.question !== dto.question.trim() ? search.question : standalone;
     const match =
-      filters.length === 0 && threshold < 1 ? await this.teaching.match(projectId, standalone) : undefined;
+      filters.length === 0 && threshold < 1 ? await this.teaching.match(projectId, matched) : undefined;
     const taught = match && match.similarity >= threshold ? match : undefined;
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const { conversationId, humanMessageId } =
@@ -128,8 +137,10 @@ export class ChatService {
       const line = JSON.stringify({ ...search, unknownWords, sources: answerSources });
       await appendFile(this.config.answerTrace, `${line}\n`);
     }
+    // The whole question for the answer; `focus` only narrows what lexical search weighs fully.
     const pieces = this.generator.generate({
-      ...search,
+      question: search.question,
+      context: search.context,
       unknownWords,
       sources: answerSources,
       history,
@@ -158,27 +169,32 @@ export class ChatService {
 }
 
 /**
- * What retrieval searches for. A standalone rewrite by a language model is searched as is.
- * Without one (the question unchanged, or the model-free condenser's form, which prepends the
- * topic at full weight), a follow-up is searched with its own words, the topic of the
- * conversation as lower-weight context: the topic keeps retrieval on the subject, and cannot
- * outweigh a follow-up that changes it.
+ * What retrieval searches for and the answer is composed for. A standalone rewrite by a language
+ * model is searched as is. Without one (the question unchanged, or the model-free condenser's
+ * form), a follow-up is read against the conversation ({@link resolveFollowUp}): one that points
+ * back ("how do I apply it globally?", "what about the default?") is searched as the question it
+ * stands for, the previous subject at full weight, the rest of the conversation's topic as
+ * lower-weight context; "and for guards?" is searched for its new subject (`focus`), the previous
+ * question's frame as context; a follow-up with a subject of its own is searched with its own
+ * words, the topic as context, so it can change the topic.
  */
 export function searchQuestion(
   question: string,
   standalone: string,
   history: HistoryTurn[],
-): { question: string; context?: string; topic?: string } {
+): { question: string; context?: string; topic?: string; focus?: string } {
   const rewritten =
     standalone.trim() !== question.trim() && standalone !== condenseFollowUp(question, history);
-  const searched = rewritten ? standalone : question.trim();
+  const resolved: { question: string; context?: string; focus?: string } = rewritten
+    ? { question: standalone }
+    : resolveFollowUp(question, history);
   // A definition's topic points retrieval at the opening of the topic's own page (SearchQuery.topic).
-  const shape = analyzeQuestion(searched);
+  const shape = analyzeQuestion(resolved.question);
   const topic = shape.type === 'definition' ? shape.topic : undefined;
-  if (rewritten) return { question: standalone, ...(topic ? { topic } : {}) };
   return {
-    question: question.trim(),
-    context: followUpContext(question, history),
+    question: resolved.question,
+    ...(resolved.context ? { context: resolved.context } : {}),
+    ...(resolved.focus ? { focus: resolved.focus } : {}),
     ...(topic ? { topic } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, type RequestRecords } from '@kbqa/core';
+import { type HistoryTurn, KbqaError, type RequestRecords } from '@kbqa/core';
 import { ConversationEntity, MessageEntity, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
@@ -58,6 +58,26 @@ export class ConversationsService {
   async messagesOf(projectId: number, conversationId: number): Promise<MessageEntity[]> {
     await this.get(projectId, conversationId);
     return this.messages.find({ where: { projectId, conversationId }, order: { id: 'ASC' } });
+  }
+
+  /**
+   * The last `turns` questions of a conversation with the answers given to them (empty for a
+   * question left unanswered), oldest first: the history of a chat that continues a conversation
+   * without sending one.
+   */
+  async recentTurns(projectId: number, conversationId: number, turns: number): Promise<HistoryTurn[]> {
+    const recent = await this.messages.find({
+      where: { projectId, conversationId },
+      order: { id: 'DESC' },
+      take: turns * 2,
+    });
+    const answers = new Map<number, string>();
+    for (const m of recent) if (m.sender === 'AI' && m.replyTo !== null) answers.set(m.replyTo, m.text);
+    return recent
+      .filter((m) => m.sender === 'Human')
+      .slice(0, turns)
+      .reverse()
+      .map((m) => ({ prompt: m.text, response: answers.get(m.id) ?? '' }));
   }
 
   /** Creates a conversation with the user's question as its first message; returns both ids. */

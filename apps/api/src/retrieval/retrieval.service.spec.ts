@@ -60,6 +60,24 @@ describe(RetrievalService.name, () => {
     });
   });
 
+  it('searches a focus as the text, its question as what is embedded', async () => {
+    const embedded: string[] = [];
+    const vector = new Float32Array([0.3]);
+    const embedder = {
+      embedQuery: (text: string) => (embedded.push(text), Promise.resolve(vector)),
+      reranking: () => undefined,
+    } as unknown as EmbeddingService;
+    const { store, queries } = fakeStore([]);
+    await new RetrievalService(store, embedder).retrieve({
+      ...request,
+      question: 'how do I register guards globally?',
+      focus: 'guards',
+      context: 'how do I register globally',
+    });
+    expect(embedded).toEqual(['how do I register guards globally?']);
+    expect(queries[0]).toMatchObject({ text: 'guards', context: 'how do I register globally', vector });
+  });
+
   it('searches through the read pool while it has workers, and on its own connection when none is left', async () => {
     const { store, queries } = fakeStore([hit(1, 0.9)]);
     const pooled = fakeStore([hit(2, 0.8)]);

@@ -13,6 +13,11 @@ export interface RetrieveRequest {
   context?: string;
   /** What a definition question asks about (SearchQuery.topic). */
   topic?: string;
+  /**
+   * The part of `question` to search at full weight when only that part is new (a follow-up's new
+   * subject, with the rest as `context`); `question` is still what is embedded and reranked.
+   */
+  focus?: string;
   topK: number;
   filters: MetadataCondition[];
   /** Drops hits scoring below it; 1 drops all (SPEC.md). */
@@ -49,7 +54,7 @@ export class RetrievalService {
     const reader = this.pool && this.pool.size > 0 ? this.pool : this.store;
     let hits = await reader.search({
       projectId: request.projectId,
-      text: request.question,
+      text: request.focus ?? request.question,
       context: request.context,
       topic: request.topic,
       vector,

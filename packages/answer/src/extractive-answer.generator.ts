@@ -150,8 +150,10 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
           `Features: ${FEATURE_NAMES.join(', ')}.`,
       );
     const d = DEFAULT_PROFILE;
+    const learned = (options.scorer ?? DEFAULT_SCORER) === 'learned';
     this.profile = Object.freeze({
       ...d,
+      ...(learned ? { relevantFloorShare: d.learnedFloorShare, defineFloorShare: d.learnedFloorShare } : {}),
       maxSentences: options.maxSentences ?? d.maxSentences,
       maxChars: options.maxChars ?? d.maxChars,
       maxCodeChars: options.maxCodeChars ?? d.maxCodeChars,
@@ -163,10 +165,7 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     });
     this.off = new Set(disabled);
     this.featuresOff = new Set(FEATURE_NAMES.filter((name) => this.off.has(name)));
-    this.scorer =
-      (options.scorer ?? DEFAULT_SCORER) === 'learned'
-        ? checkedScorer(options.unitScorer ?? SHIPPED_SCORER)
-        : undefined;
+    this.scorer = learned ? checkedScorer(options.unitScorer ?? SHIPPED_SCORER) : undefined;
   }
 
   async *generate(request: AnswerRequest): AsyncGenerator<string, void, undefined> {

@@ -210,7 +210,7 @@ describe(ExtractiveAnswerGenerator.name, () => {
           '## Not found\n\nUse `setNotFoundHandler` to answer with a 404 when no route matches.',
           0.3,
         );
-        const text = new ExtractiveAnswerGenerator()
+        const text = new ExtractiveAnswerGenerator(HAND)
           .compose('what about 404s?', [errors, missing], 'handle errors thrown routes setErrorHandler')
           .join('');
         expect(text).toMatch(/^Use `setNotFoundHandler` to answer with a 404/);

@@ -91,6 +91,12 @@ export interface ExtractiveProfile {
   relevantFloorShare: number;
   /** A definition adds other sentences scoring at least this share of the best usable one. */
   defineFloorShare: number;
+  /**
+   * Both floors with the learned scorer, whose scores are odds relative to the question's best
+   * unit: at 0.1 its answers are as long as the hand score's (491 and 477 characters on average
+   * over the development questions), so the two are compared at equal length.
+   */
+  learnedFloorShare: number;
   /** Definition: the topic's own section, a sentence defining the topic, one opening its page. */
   ownSectionFactor: number;
   definingFactor: number;
@@ -170,6 +176,7 @@ export const DEFAULT_PROFILE: Readonly<ExtractiveProfile> = Object.freeze({
 
   relevantFloorShare: 0.5,
   defineFloorShare: 0.6,
+  learnedFloorShare: 0.1,
   ownSectionFactor: 1.5,
   definingFactor: 2.5,
   // Below a sentence of the form "X is …", but enough for the topic's page over a section

@@ -5,7 +5,7 @@ import type { QuestionPlan } from './plan';
 import type { ExtractiveProfile } from './profile';
 import type { Candidate, Scored } from './types';
 import { readSources } from './units';
-import { learnedScore, type UnitScorer } from './unit-scorer';
+import { learnedLogScore, relativeScores, type UnitScorer } from './unit-scorer';
 import { weigh } from './weights';
 
 /**
@@ -116,9 +116,10 @@ export function scoreUnits(
       ownMatched,
       quality: qualityOf(features, profile),
       score: scorer
-        ? learnedScore(scorer, neutralize(features, off), plan.type, record.unit.kind)
+        ? learnedLogScore(scorer, neutralize(features, off), plan.type, record.unit.kind)
         : combine(neutralize(features, off), profile),
     };
   });
+  if (scorer) relativeScores(candidates.map((c) => c.score)).forEach((v, i) => (candidates[i]!.score = v));
   return { candidates, weights, ids, idWeight, total, coverage };
 }

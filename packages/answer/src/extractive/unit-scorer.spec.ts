@@ -4,7 +4,8 @@ import { source } from '../../test/extractive';
 import { ExtractiveAnswerGenerator } from '../extractive-answer.generator';
 import { FEATURE_NAMES, type UnitFeatures } from './features';
 import {
-  learnedScore,
+  learnedLogScore,
+  relativeScores,
   SHIPPED_SCORER,
   UNIT_SCORER_INPUTS,
   unitScorerInputs,
@@ -49,11 +50,16 @@ describe('the learned unit scorer', () => {
   });
 
   it('scores a unit holding more of the question above one holding less, with the shipped weights', () => {
-    const low = learnedScore(SHIPPED_SCORER, { ...blank(), termCoverage: 0.2 }, 'other', 'sentence');
-    const high = learnedScore(SHIPPED_SCORER, { ...blank(), termCoverage: 0.9 }, 'other', 'sentence');
+    const low = learnedLogScore(SHIPPED_SCORER, { ...blank(), termCoverage: 0.2 }, 'other', 'sentence');
+    const high = learnedLogScore(SHIPPED_SCORER, { ...blank(), termCoverage: 0.9 }, 'other', 'sentence');
     expect(high).toBeGreaterThan(low);
-    expect(low).toBeGreaterThan(0);
-    expect(high).toBeLessThan(1);
+  });
+
+  it("reads a question's log-scores relative to its best unit", () => {
+    const [best, half, none] = relativeScores([2, 2 - Math.log(2), -50]);
+    expect(best).toBe(1);
+    expect(half).toBeCloseTo(0.5, 10);
+    expect(none).toBeCloseTo(0, 10);
   });
 
   it('chooses what the given weights prefer', () => {

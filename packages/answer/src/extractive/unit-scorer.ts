@@ -5,7 +5,7 @@ import shipped from './unit-scorer.weights.json';
 
 /**
  * The learned unit scorer: a linear function of a unit's named features (features.ts), its kind
- * and the question's type, squashed to 0-1. Its weights are trained from the development answers
+ * and the question's type, read relative to the question's best unit. Its weights are trained from the development answers
  * sets by bench/answers/train-scorer.js (listwise: within each question, the units that hold a key
  * fact should score above the others) and shipped in unit-scorer.weights.json. It replaces the
  * hand-set product of factors (score.ts `combine`) where the generator is built with
@@ -81,8 +81,12 @@ export function checkedScorer(scorer: UnitScorer): UnitScorer {
 /** The scorer trained on every development set, as shipped with the package. */
 export const SHIPPED_SCORER: UnitScorer = { inputs: shipped.inputs, weights: shipped.weights };
 
-/** A unit's learned score (0-1). */
-export function learnedScore(
+/**
+ * A unit's learned log-score: the linear function of its inputs. Only differences between the
+ * units of one question mean something (training compares a question's units with each other), so
+ * {@link relativeScores} turns a question's log-scores into scores.
+ */
+export function learnedLogScore(
   scorer: UnitScorer,
   features: UnitFeatures,
   type: QuestionType,
@@ -91,5 +95,16 @@ export function learnedScore(
   const x = unitScorerInputs(features, type, kind);
   let z = 0;
   for (let i = 0; i < x.length; i++) z += (x[i] ?? 0) * (scorer.weights[i] ?? 0);
-  return 1 / (1 + Math.exp(-z));
+  return z;
+}
+
+/**
+ * A question's unit scores from their log-scores: exp(z − the best z), so the best unit scores 1
+ * and a unit scoring half of it is half as likely, by the scorer, to be the one that answers. The
+ * strategies' floors ("at least half the best score") then mean what they meant for the hand
+ * score, which is a product of factors too.
+ */
+export function relativeScores(logScores: number[]): number[] {
+  const top = Math.max(...logScores);
+  return logScores.map((z) => Math.exp(z - top));
 }

@@ -1,4 +1,4 @@
-import { source, page, answer } from '../../../test/extractive';
+import { source, page, answer, HAND } from '../../../test/extractive';
 import { ExtractiveAnswerGenerator } from '../../extractive-answer.generator';
 
 describe(ExtractiveAnswerGenerator.name, () => {
@@ -39,7 +39,7 @@ describe(ExtractiveAnswerGenerator.name, () => {
         'reference/types',
         '#### Plugin\n\nA plugin can be a set of routes or a helper, typed with `AcmePlugin`.',
       );
-      const text = await answer('What is a plugin?', [guide, plugins]);
+      const text = await answer('What is a plugin?', [guide, plugins], HAND);
       expect(text).toMatch(/^Acme can be extended with plugins/);
     });
 

@@ -1,5 +1,10 @@
 import { parseToolDefinition } from './tool-definition';
-import { parseOpenApiText, toolName, toolsFromOpenApi } from './openapi-import';
+import { parseOpenApiText, resolveSchema, SchemaBudget, toolName, toolsFromOpenApi } from './openapi-import';
+import {
+  OPENAPI_MAX_SCHEMA_DEPTH,
+  OPENAPI_MAX_SCHEMA_NODES,
+  OPENAPI_MAX_YAML_ALIASES,
+} from './openapi-limits';
 
 const PETSTORE = {
   openapi: '3.0.3',
@@ -102,7 +107,13 @@ describe(toolsFromOpenApi.name, () => {
       properties: {
         name: { type: 'string' },
         tag: { type: ['string', 'null'] },
-        owner: { type: 'object', properties: { name: { type: 'string' }, friend: {} } },
+        owner: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            friend: { description: '(cut: recursive reference to #/components/schemas/Person)' },
+          },
+        },
       },
       required: ['name'],
     });
@@ -181,5 +192,191 @@ describe(parseOpenApiText.name, () => {
     expect(() => parseOpenApiText('a: [b\nsecret-ish: {')).toThrow(
       'the OpenAPI document is neither valid JSON nor valid YAML',
     );
+  });
+});
+
+/** `S0…S{levels-1}`, each with two properties referring to the next: 2^levels nodes once inlined. */
+function doublingDocument(levels: number): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++) {
+    const next = { $ref: `#/components/schemas/S${i + 1}` };
+    schemas[`S${i}`] =
+      i === levels - 1 ? { type: 'string' } : { type: 'object', properties: { l: next, r: next } };
+  }
+  return {
+    openapi: '3.0.3',
+    servers: [{ url: 'https://a.example' }],
+    paths: {
+      '/bomb': {
+        post: {
+          operationId: 'bomb',
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } },
+        },
+      },
+    },
+    components: { schemas },
+  };
+}
+
+/** Anchors 8 levels deep, each level aliasing the one below 10 times: 10^8 nodes once inlined. */
+function yamlAliasBomb(): string {
+  const lines = [
+    'openapi: 3.0.3',
+    'servers: [{url: "https://a.example"}]',
+    'x-bomb:',
+    '  l0: &l0 {type: string}',
+  ];
+  for (let level = 1; level <= 8; level++) {
+    const props = Array.from({ length: 10 }, (_, i) => `p${i}: *l${level - 1}`).join(', ');
+    lines.push(`  l${level}: &l${level} {type: object, properties: {${props}}}`);
+  }
+  lines.push(
+    'paths:',
+    '  /bomb:',
+    '    post:',
+    '      operationId: bomb',
+    "      requestBody: {content: {'application/json': {schema: *l8}}}",
+  );
+  return lines.join('\n') + '\n';
+}
+
+/** Levels of nesting of a JSON value. */
+function depthOf(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+}
+
+describe(resolveSchema.name, () => {
+  it('refuses the 40-level doubling schema with the node limit named instead of expanding it', () => {
+    expect(() => toolsFromOpenApi(doublingDocument(40))).toThrow(
+      `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${OPENAPI_MAX_SCHEMA_NODES} nodes once $refs are inlined`,
+    );
+  });
+
+  it('charges every use of a shared schema to one budget for the whole import', () => {
+    const doc = doublingDocument(10);
+    expect(toolsFromOpenApi(doc).tools).toHaveLength(1);
+    expect(() => resolveSchema(doc, { $ref: '#/components/schemas/S0' }, new SchemaBudget(500))).toThrow(
+      /schema node limit: .* more than 500 nodes/,
+    );
+  });
+
+  it('refuses a YAML alias bomb with the node limit named', () => {
+    const doc = parseOpenApiText(yamlAliasBomb());
+    expect(() => toolsFromOpenApi(doc)).toThrow(/exceeds the schema node limit/);
+  });
+
+  it('cuts a cyclic schema where it recurs, with a note', () => {
+    const doc = {
+      components: {
+        schemas: { Node: { type: 'object', properties: { next: { $ref: '#/components/schemas/Node' } } } },
+      },
+    };
+    expect(resolveSchema(doc, { $ref: '#/components/schemas/Node' }, new SchemaBudget())).toEqual({
+      type: 'object',
+      properties: {
+        next: { description: '(cut: recursive reference to #/components/schemas/Node)' },
+      },
+    });
+  });
+
+  it('cuts a schema nested deeper than the depth limit, with a note', () => {
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 200; i++) deep = { type: 'array', items: deep };
+    const out = resolveSchema({}, deep, new SchemaBudget());
+    expect(depthOf(out)).toBeLessThanOrEqual(OPENAPI_MAX_SCHEMA_DEPTH + 2);
+    expect(JSON.stringify(out)).toContain(`(cut: nested deeper than ${OPENAPI_MAX_SCHEMA_DEPTH} levels)`);
+  });
+
+  it('refuses schemas whose text expands past the size limit', () => {
+    const doc = { components: { schemas: { Big: { type: 'string', description: 'x'.repeat(1000) } } } };
+    const many = {
+      type: 'array',
+      items: Array.from({ length: 20 }, () => ({ $ref: '#/components/schemas/Big' })),
+    };
+    expect(() => resolveSchema(doc, many, new SchemaBudget(1000, 10_000))).toThrow(
+      'the OpenAPI document exceeds the schema size limit: its schemas expand to more than 10000 bytes once $refs are inlined',
+    );
+  });
+});
+
+describe('OpenAPI import limits', () => {
+  it('refuses more YAML aliases than the limit, naming it', () => {
+    const aliases = Array.from({ length: OPENAPI_MAX_YAML_ALIASES + 1 }, () => '  - *a').join('\n');
+    expect(() => parseOpenApiText(`a: &a {x: 1}\nb:\n${aliases}\n`)).toThrow(
+      `the OpenAPI document exceeds the YAML alias limit: more than ${OPENAPI_MAX_YAML_ALIASES} aliases`,
+    );
+  });
+
+  it('skips an operation whose parameters are too big for one tool, naming the limit', () => {
+    const doc = {
+      openapi: '3.0.3',
+      servers: [{ url: 'https://a.example' }],
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'x',
+            parameters: [
+              { name: 'q', in: 'query', schema: { type: 'string', description: 'd'.repeat(300_000) } },
+            ],
+          },
+        },
+      },
+    };
+    const { tools, skipped } = toolsFromOpenApi(doc);
+    expect(tools).toEqual([]);
+    expect(skipped).toEqual([
+      { operation: 'x', reason: expect.stringMatching(/over the limit of 262144 bytes per tool$/) as string },
+    ]);
+  });
+
+  it('keeps __proto__ and constructor as plain names, without "[object Object]" or polluted objects', () => {
+    const doc = parseOpenApiText(
+      JSON.stringify({
+        openapi: '3.0.3',
+        servers: [{ url: 'https://a.example' }],
+        paths: {
+          '/a': {
+            post: {
+              operationId: '__proto__',
+              parameters: [
+                { name: '__proto__', in: 'query', schema: { type: 'string' } },
+                { name: 'constructor', in: 'query', schema: { type: 'integer' } },
+              ],
+            },
+          },
+          '/b': {
+            post: {
+              operationId: 'constructor',
+              requestBody: {
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      // A computed key: a literal `__proto__:` would set the prototype.
+                      properties: { ['__proto__']: { type: 'string' }, prototype: { type: 'boolean' } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      }),
+    );
+    const { tools, skipped } = toolsFromOpenApi(doc);
+    expect(JSON.stringify(skipped)).not.toContain('[object Object]');
+    expect(skipped).toEqual([]);
+    const [a, b] = tools.map((t) => t.definition);
+    expect(a?.name).toBe('proto');
+    expect(JSON.stringify(a?.parameters)).toBe(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}',
+    );
+    expect(a?.url).toBe('https://a.example/a?__proto__={__proto__}&constructor={constructor}');
+    expect(b?.name).toBe('constructor');
+    expect(JSON.stringify(b?.body)).toBe('{"__proto__":"{__proto__}","prototype":"{prototype}"}');
+    expect(Object.getPrototypeOf(b?.body)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).type).toBeUndefined();
+    for (const t of tools) expect(() => parseToolDefinition(t.definition)).not.toThrow();
   });
 });

@@ -1,5 +1,12 @@
 import { KbqaError } from '@kbqa/core';
 import { JSON_SCHEMA, load } from 'js-yaml';
+import {
+  OPENAPI_MAX_SCHEMA_BYTES,
+  OPENAPI_MAX_SCHEMA_DEPTH,
+  OPENAPI_MAX_SCHEMA_NODES,
+  OPENAPI_MAX_TOOL_PARAMETERS_BYTES,
+  OPENAPI_MAX_YAML_ALIASES,
+} from './openapi-limits';
 
 /** One operation of the document that did not become a tool, and why. */
 export interface SkippedOperation {
@@ -75,35 +82,113 @@ function lookupRef(doc: Json, ref: string): unknown {
   return node;
 }
 
-/** The node with its own `$ref` followed (one level chain included). */
+/** The node with its own `$ref` followed (a chain of them included). */
 function deref(doc: Json, node: unknown, seen: readonly string[] = []): unknown {
   if (isObject(node) && typeof node.$ref === 'string') {
     if (seen.includes(node.$ref)) throw new Skip(`$ref ${node.$ref} refers to itself`);
+    if (seen.length >= OPENAPI_MAX_SCHEMA_DEPTH) {
+      throw new Skip(
+        `$ref ${node.$ref} is the end of a chain of more than ${OPENAPI_MAX_SCHEMA_DEPTH} $refs`,
+      );
+    }
     return deref(doc, lookupRef(doc, node.$ref), [...seen, node.$ref]);
   }
   return node;
 }
 
+/** Sets `key` as an own property even when it is `__proto__`: names from the document are data. */
+function setOwn(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * What one import may still produce once `$ref`s and YAML aliases are inlined, shared by every schema
+ * it renders: a shared reference is counted (and copied) each time it is used, so a document whose
+ * schemas double at each level stops here instead of filling the heap.
+ */
+export class SchemaBudget {
+  private nodes = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly maxNodes = OPENAPI_MAX_SCHEMA_NODES,
+    private readonly maxBytes = OPENAPI_MAX_SCHEMA_BYTES,
+  ) {}
+
+  spend(bytes: number): void {
+    this.nodes += 1;
+    this.bytes += bytes;
+    if (this.nodes > this.maxNodes) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${this.maxNodes} nodes once $refs are inlined`,
+      );
+    }
+    if (this.bytes > this.maxBytes) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `the OpenAPI document exceeds the schema size limit: its schemas expand to more than ${this.maxBytes} bytes once $refs are inlined`,
+      );
+    }
+  }
+}
+
+/** Roughly what a leaf costs as JSON. */
+function leafBytes(value: unknown): number {
+  return typeof value === 'string' ? Buffer.byteLength(value) + 2 : String(value).length;
+}
+
+/** Stands where a schema was cut: any value, with the reason for whoever reads the tool. */
+function cut(why: string, budget: SchemaBudget): Json {
+  const description = `(cut: ${why})`;
+  budget.spend(leafBytes(description) + 16);
+  return { description };
+}
+
 /**
  * A schema with every local `$ref` inlined and OpenAPI's dialect turned into JSON Schema
- * (`nullable` becomes a `null` type). A recursive reference becomes `{}` (any value) at the point it
- * recurs: a model cannot use an infinite schema anyway.
+ * (`nullable` becomes a `null` type). A recursive reference, and anything deeper than
+ * OPENAPI_MAX_SCHEMA_DEPTH levels, becomes a `(cut: …)` schema (any value): a model cannot use an
+ * infinite schema anyway. Every node produced is charged to `budget`, which throws when it runs out.
  */
-function resolveSchema(doc: Json, node: unknown, stack: readonly string[] = []): unknown {
-  if (Array.isArray(node)) return node.map((n) => resolveSchema(doc, n, stack));
-  if (!isObject(node)) return node;
-  if (typeof node.$ref === 'string') {
-    if (stack.includes(node.$ref)) return {};
-    return resolveSchema(doc, lookupRef(doc, node.$ref), [...stack, node.$ref]);
+export function resolveSchema(
+  doc: Json,
+  node: unknown,
+  budget: SchemaBudget,
+  stack: readonly string[] = [],
+  depth = 0,
+): unknown {
+  if (depth > OPENAPI_MAX_SCHEMA_DEPTH) {
+    return cut(`nested deeper than ${OPENAPI_MAX_SCHEMA_DEPTH} levels`, budget);
   }
+  if (Array.isArray(node)) {
+    budget.spend(2);
+    return node.map((n) => resolveSchema(doc, n, budget, stack, depth + 1));
+  }
+  if (!isObject(node)) {
+    budget.spend(leafBytes(node));
+    return node;
+  }
+  if (typeof node.$ref === 'string') {
+    if (stack.includes(node.$ref)) return cut(`recursive reference to ${node.$ref}`, budget);
+    return resolveSchema(doc, lookupRef(doc, node.$ref), budget, [...stack, node.$ref], depth + 1);
+  }
+  budget.spend(2);
   const out: Json = {};
   for (const [key, value] of Object.entries(node)) {
     if (OPENAPI_ONLY.has(key)) continue;
-    // Property maps are keyed by names, not keywords: recurse into their values only.
-    out[key] =
-      key === 'properties' && isObject(value)
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveSchema(doc, v, stack)]))
-        : resolveSchema(doc, value, stack);
+    budget.spend(Buffer.byteLength(key) + 3);
+    if (key === 'properties' && isObject(value)) {
+      // Property maps are keyed by names, not keywords: recurse into their values only.
+      const properties: Json = {};
+      for (const [name, schema] of Object.entries(value)) {
+        budget.spend(Buffer.byteLength(name) + 3);
+        setOwn(properties, name, resolveSchema(doc, schema, budget, stack, depth + 2));
+      }
+      setOwn(out, key, properties);
+    } else {
+      setOwn(out, key, resolveSchema(doc, value, budget, stack, depth + 1));
+    }
   }
   if (node.nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
   return out;
@@ -131,7 +216,11 @@ function serverUrl(doc: Json, pathItem: Json, operation: Json, documentUrl: stri
 }
 
 /** The request body's JSON schema; undefined when there is none. Skips a required body that is not JSON. */
-function jsonBodySchema(doc: Json, operation: Json): { schema: unknown; required: boolean } | undefined {
+function jsonBodySchema(
+  doc: Json,
+  operation: Json,
+  budget: SchemaBudget,
+): { schema: unknown; required: boolean } | undefined {
   const body = deref(doc, operation.requestBody);
   if (!isObject(body) || !isObject(body.content)) return undefined;
   const required = body.required === true;
@@ -143,7 +232,7 @@ function jsonBodySchema(doc: Json, operation: Json): { schema: unknown; required
   }
   const media = body.content[json];
   const schema = isObject(media) ? media.schema : undefined;
-  return { schema: resolveSchema(doc, schema ?? {}), required };
+  return { schema: resolveSchema(doc, schema ?? {}, budget), required };
 }
 
 function convertOperation(
@@ -153,16 +242,19 @@ function convertOperation(
   pathItem: Json,
   operation: Json,
   options: OpenApiImportOptions,
+  budget: SchemaBudget,
 ): ImportedTool['definition'] {
+  // Names come from the document: `__proto__` or `constructor` must be plain keys, not inherited ones.
   const properties: Json = {};
   const required: string[] = [];
-  const origin: Record<string, string> = {};
+  const origin = new Map<string, string>();
   const declare = (name: string, schema: unknown, where: string, isRequired: boolean): void => {
-    if (origin[name] !== undefined) {
-      throw new Skip(`argument ${name} is both a ${origin[name]} and a ${where}; rename one of them`);
+    const before = origin.get(name);
+    if (before !== undefined) {
+      throw new Skip(`argument ${name} is both a ${before} and a ${where}; rename one of them`);
     }
-    origin[name] = where;
-    properties[name] = schema;
+    origin.set(name, where);
+    setOwn(properties, name, schema);
     if (isRequired) required.push(name);
   };
 
@@ -192,7 +284,7 @@ function convertOperation(
       if (isRequired) throw new Skip(`${where} parameter "${name}" cannot be a placeholder name`);
       continue;
     }
-    const schema = isObject(p.schema) ? (resolveSchema(doc, p.schema) as Json) : { type: 'string' };
+    const schema = isObject(p.schema) ? (resolveSchema(doc, p.schema, budget) as Json) : { type: 'string' };
     if (typeof p.description === 'string' && schema.description === undefined) {
       schema.description = p.description;
     }
@@ -201,7 +293,7 @@ function convertOperation(
   }
 
   let bodyTemplate: unknown;
-  const body = jsonBodySchema(doc, operation);
+  const body = jsonBodySchema(doc, operation, budget);
   if (body !== undefined) {
     const schema = body.schema;
     if (isObject(schema) && isObject(schema.properties) && schema.type !== 'array') {
@@ -215,7 +307,7 @@ function convertOperation(
           continue;
         }
         declare(prop, propSchema, 'body property', body.required && needed.has(prop));
-        template[prop] = `{${prop}}`;
+        setOwn(template, prop, `{${prop}}`);
       }
       bodyTemplate = template;
     } else {
@@ -226,7 +318,8 @@ function convertOperation(
 
   for (const name of path.match(/\{([^}]+)\}/g) ?? []) {
     const bare = name.slice(1, -1);
-    if (origin[bare] !== 'path parameter') throw new Skip(`path placeholder ${name} has no path parameter`);
+    if (origin.get(bare) !== 'path parameter')
+      throw new Skip(`path placeholder ${name} has no path parameter`);
   }
   let url = serverUrl(doc, pathItem, operation, options.documentUrl) + path;
   if (query.length > 0) {
@@ -244,6 +337,12 @@ function convertOperation(
 
   const parameters: Json = { type: 'object', properties };
   if (required.length > 0) parameters.required = required;
+  const size = Buffer.byteLength(JSON.stringify(parameters));
+  if (size > OPENAPI_MAX_TOOL_PARAMETERS_BYTES) {
+    throw new Skip(
+      `its parameters are ${size} bytes as JSON, over the limit of ${OPENAPI_MAX_TOOL_PARAMETERS_BYTES} bytes per tool`,
+    );
+  }
   return {
     name,
     description,
@@ -263,8 +362,14 @@ export function parseOpenApiText(text: string): unknown {
   }
   try {
     // JSON_SCHEMA: no YAML-only types (dates, binary), so the result is what the JSON would be.
-    return load(text, { schema: JSON_SCHEMA });
-  } catch {
+    return load(text, { schema: JSON_SCHEMA, maxAliases: OPENAPI_MAX_YAML_ALIASES });
+  } catch (e) {
+    if (e instanceof Error && e.message.includes('exceeded maxAliases')) {
+      throw new KbqaError(
+        'BAD_REQUEST',
+        `the OpenAPI document exceeds the YAML alias limit: more than ${OPENAPI_MAX_YAML_ALIASES} aliases`,
+      );
+    }
     // Not the parser's message: it quotes the text.
     throw new KbqaError('BAD_REQUEST', 'the OpenAPI document is neither valid JSON nor valid YAML');
   }
@@ -273,7 +378,8 @@ export function parseOpenApiText(text: string): unknown {
 /**
  * Turns each operation of an OpenAPI 3 document into an HTTP tool definition (docs/api.md, "Tools",
  * "Import from OpenAPI"). Pure: no I/O. Throws BAD_REQUEST when the input is not an OpenAPI 3
- * document; an operation that cannot become a tool is returned in `skipped` with the reason.
+ * document or its schemas expand past a whole-import limit (openapi-limits.ts); an operation that
+ * cannot become a tool is returned in `skipped` with the reason.
  */
 export function toolsFromOpenApi(
   input: unknown,
@@ -296,6 +402,7 @@ export function toolsFromOpenApi(
   const tools: ImportedTool[] = [];
   const skipped: SkippedOperation[] = [];
   const names = new Set<string>();
+  const budget = new SchemaBudget();
   for (const [path, rawItem] of Object.entries(input.paths)) {
     let pathItem: unknown;
     try {
@@ -326,6 +433,7 @@ export function toolsFromOpenApi(
           pathItem,
           operation,
           options,
+          budget,
         );
         if (names.has(definition.name)) {
           skipped.push({

@@ -93,6 +93,11 @@ describe('fillUrl', () => {
     expect(fillUrl('https://h/{n}/{b}', { n: 5, b: true })).toBe('https://h/5/true');
     expect(placeholders('https://h/{a}/{b-c}')).toEqual(['a', 'b-c']);
   });
+
+  it('leaves an absent argument named like an inherited property empty', () => {
+    expect(fillUrl('https://h/?c={constructor}&p={__proto__}', {})).toBe('https://h/?c=&p=');
+    expect(fillBody({ c: '{constructor}', t: 'x{toString}' }, {})).toEqual({ c: null, t: 'x' });
+  });
 });
 
 describe('fillBody', () => {

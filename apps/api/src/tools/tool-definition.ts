@@ -171,9 +171,14 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** The argument named `name`, never an inherited property (`constructor`, `__proto__`). */
+function arg(args: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(args, name) ? args[name] : undefined;
+}
+
 /** The URL with each `{param}` replaced by the URL-encoded argument (empty when absent). */
 export function fillUrl(template: string, args: Record<string, unknown>): string {
-  return template.replace(PLACEHOLDER, (_m, p: string) => encodeURIComponent(asText(args[p])));
+  return template.replace(PLACEHOLDER, (_m, p: string) => encodeURIComponent(asText(arg(args, p))));
 }
 
 /**
@@ -183,8 +188,8 @@ export function fillUrl(template: string, args: Record<string, unknown>): string
 export function fillBody(template: unknown, args: Record<string, unknown>): unknown {
   if (typeof template === 'string') {
     const exact = EXACT_PLACEHOLDER.exec(template);
-    if (exact) return args[exact[1] as string] ?? null;
-    return template.replace(PLACEHOLDER, (_m, p: string) => asText(args[p]));
+    if (exact) return arg(args, exact[1] as string) ?? null;
+    return template.replace(PLACEHOLDER, (_m, p: string) => asText(arg(args, p)));
   }
   if (Array.isArray(template)) return template.map((t) => fillBody(t, args));
   if (isPlainObject(template)) {

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { OPENAPI_MAX_SCHEMA_NODES, OPENAPI_MAX_TOOLS_PER_PROJECT } from '../src/tools/openapi-limits';
 import { startTestApp, type TestApp } from './helpers';
 
 const TOKEN = 'test-operator-token-0123456789';
@@ -79,6 +80,47 @@ paths:
       operationId: ping
       summary: Is it up
 `;
+
+/** `S0…S39`, each with two properties referring to the next: 2^40 nodes if every $ref were inlined. */
+function schemaBomb(serverUrl: string) {
+  const schemas: Record<string, unknown> = {};
+  for (let i = 0; i < 40; i++) {
+    const next = { $ref: `#/components/schemas/S${i + 1}` };
+    schemas[`S${i}`] = { type: 'object', properties: { l: next, r: next } };
+  }
+  schemas.S40 = { type: 'string' };
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Bomb', version: '1' },
+    servers: [{ url: serverUrl }],
+    paths: {
+      '/bomb': {
+        post: {
+          operationId: 'bomb',
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/S0' } } } },
+        },
+      },
+    },
+    components: { schemas },
+  };
+}
+
+/** Anchors 8 levels deep, each level aliasing the one below 10 times: 10^8 nodes once expanded. */
+function yamlAliasBomb(serverUrl: string): string {
+  const lines = [
+    'openapi: 3.0.3',
+    'info: {title: Aliases, version: "1"}',
+    `servers: [{url: "${serverUrl}"}]`,
+  ];
+  lines.push('x-bomb:', '  l0: &l0 {type: string}');
+  for (let level = 1; level <= 8; level++) {
+    const props = Array.from({ length: 10 }, (_, i) => `p${i}: *l${level - 1}`).join(', ');
+    lines.push(`  l${level}: &l${level} {type: object, properties: {${props}}}`);
+  }
+  lines.push('paths:', '  /bomb:', '    post:', '      operationId: bomb');
+  lines.push("      requestBody: {content: {'application/json': {schema: *l8}}}");
+  return `${lines.join('\n')}\n`;
+}
 
 /** Runs the built CLI; never throws on a non-zero exit. */
 function kbqa(args: string[], env: Record<string, string>) {
@@ -241,6 +283,52 @@ describe('Tools import from OpenAPI (e2e)', () => {
     expect(ops.body.error).toBe('operations must be an array of operationIds');
     const missing = await importInto(999999, { document: document(api.origin) });
     expect(missing.status).toBe(404);
+  });
+
+  describe('limits', () => {
+    const NODE_LIMIT = `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${OPENAPI_MAX_SCHEMA_NODES} nodes once $refs are inlined`;
+
+    it('answers 400 naming the node limit for a $ref schema bomb, and keeps serving', async () => {
+      const res = await importInto(projectId, { document: schemaBomb(`${api.origin}/v1`) });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: NODE_LIMIT, code: 'BAD_REQUEST' });
+      expect((await request(t.http).get('/health')).status).toBe(200);
+      const tools = await call('get', `/admin/v1/projects/${projectId}/tools`);
+      expect(tools.status).toBe(200);
+      expect((tools.body as { tools: Array<{ name: string }> }).tools.map((x) => x.name)).not.toContain(
+        'bomb',
+      );
+    });
+
+    it('answers 400 naming the node limit for a YAML alias bomb, and keeps serving', async () => {
+      const res = await importInto(projectId, { document: yamlAliasBomb(`${api.origin}/v1`) });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: NODE_LIMIT, code: 'BAD_REQUEST' });
+      expect((await request(t.http).get('/health')).status).toBe(200);
+    });
+
+    it('creates tools up to the per-project cap and reports the rest as skipped', async () => {
+      const project = (await t.createProject('capped')).id;
+      const paths: Record<string, unknown> = {};
+      for (let i = 0; i <= OPENAPI_MAX_TOOLS_PER_PROJECT; i++)
+        paths[`/op${i}`] = { get: { operationId: `op${i}` } };
+      const doc = {
+        openapi: '3.0.3',
+        info: { title: 'Many', version: '1' },
+        servers: [{ url: api.origin }],
+        paths,
+      };
+      const res = await importInto(project, { document: doc });
+      expect(res.status).toBe(201);
+      expect(res.body.tools).toHaveLength(OPENAPI_MAX_TOOLS_PER_PROJECT);
+      expect(res.body.skipped).toEqual([
+        {
+          operation: `op${OPENAPI_MAX_TOOLS_PER_PROJECT}`,
+          name: `op${OPENAPI_MAX_TOOLS_PER_PROJECT}`,
+          reason: `the project has reached the limit of ${OPENAPI_MAX_TOOLS_PER_PROJECT} tools; not created`,
+        },
+      ]);
+    });
   });
 
   it('never showed the secret in a response', () => {

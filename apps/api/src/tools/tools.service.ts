@@ -6,6 +6,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
+import { OPENAPI_MAX_DOCUMENT_BYTES, OPENAPI_MAX_TOOLS_PER_PROJECT } from './openapi-limits';
 import { parseOpenApiText, toolsFromOpenApi, type SkippedOperation } from './openapi-import';
 import {
   maskHeaders,
@@ -69,9 +70,6 @@ export interface OpenApiImportResult {
   tools: ToolView[];
   skipped: SkippedOperation[];
 }
-
-/** A document is read whole: this bounds what one import may pull into memory. */
-const OPENAPI_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Builds the tools' fetcher: the loaders' address policy and allowlist, no retries, the tool time limit. */
 export function createToolFetcher(config: AppConfig): SafeFetcher {
@@ -232,8 +230,17 @@ export class ToolsService implements OnModuleDestroy {
       headerNames: Object.keys(headers),
     });
     const created: ToolView[] = [];
+    let count = await this.tools.count({ where: { projectId } });
     for (const tool of tools) {
       const name = tool.definition.name;
+      if (count >= OPENAPI_MAX_TOOLS_PER_PROJECT) {
+        skipped.push({
+          operation: tool.operation,
+          name,
+          reason: `the project has reached the limit of ${OPENAPI_MAX_TOOLS_PER_PROJECT} tools; not created`,
+        });
+        continue;
+      }
       if (await this.tools.exist({ where: { projectId, name } })) {
         skipped.push({
           operation: tool.operation,
@@ -252,6 +259,7 @@ export class ToolsService implements OnModuleDestroy {
       const now = nowTimestamp();
       const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
       created.push(view(await this.tools.save(row)));
+      count += 1;
     }
     this.logger.log(
       `project ${projectId}: imported ${created.length} tool(s) from OpenAPI, skipped ${skipped.length}`,
@@ -263,7 +271,7 @@ export class ToolsService implements OnModuleDestroy {
     try {
       const res = await this.fetcher.fetch(url, {
         accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
-        maxBytes: OPENAPI_MAX_BYTES,
+        maxBytes: OPENAPI_MAX_DOCUMENT_BYTES,
         ignoreRobots: true,
       });
       if (res.status < 200 || res.status >= 300) {

@@ -249,7 +249,7 @@ function depthOf(value: unknown): number {
 describe(resolveSchema.name, () => {
   it('refuses the 40-level doubling schema with the node limit named instead of expanding it', () => {
     expect(() => toolsFromOpenApi(doublingDocument(40))).toThrow(
-      `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${OPENAPI_MAX_SCHEMA_NODES} nodes once $refs are inlined`,
+      `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${OPENAPI_MAX_SCHEMA_NODES} nodes once $refs are inlined; import fewer of its operations (the operations field) or simplify its schemas`,
     );
   });
 
@@ -295,7 +295,7 @@ describe(resolveSchema.name, () => {
       items: Array.from({ length: 20 }, () => ({ $ref: '#/components/schemas/Big' })),
     };
     expect(() => resolveSchema(doc, many, new SchemaBudget(1000, 10_000))).toThrow(
-      'the OpenAPI document exceeds the schema size limit: its schemas expand to more than 10000 bytes once $refs are inlined',
+      'the OpenAPI document exceeds the schema size limit: its schemas expand to more than 10000 bytes once $refs are inlined; import fewer of its operations (the operations field) or simplify its schemas',
     );
   });
 });

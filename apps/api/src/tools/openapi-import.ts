@@ -121,13 +121,13 @@ export class SchemaBudget {
     if (this.nodes > this.maxNodes) {
       throw new KbqaError(
         'BAD_REQUEST',
-        `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${this.maxNodes} nodes once $refs are inlined`,
+        `the OpenAPI document exceeds the schema node limit: its schemas expand to more than ${this.maxNodes} nodes once $refs are inlined; import fewer of its operations (the operations field) or simplify its schemas`,
       );
     }
     if (this.bytes > this.maxBytes) {
       throw new KbqaError(
         'BAD_REQUEST',
-        `the OpenAPI document exceeds the schema size limit: its schemas expand to more than ${this.maxBytes} bytes once $refs are inlined`,
+        `the OpenAPI document exceeds the schema size limit: its schemas expand to more than ${this.maxBytes} bytes once $refs are inlined; import fewer of its operations (the operations field) or simplify its schemas`,
       );
     }
   }

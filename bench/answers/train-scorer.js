@@ -17,7 +17,8 @@
 // with the learned one. Each development set is answered by a scorer trained without it
 // (leave-one-set-out); the unseen sets by one trained on every development set, the one shipped.
 //
-// Usage: pnpm turbo run build && node bench/answers/train-scorer.js [--trace FILE] [--write]
+// Usage: pnpm turbo run build && node bench/answers/train-scorer.js [--trace FILE] [--write] [--ablate-features]
+//   --ablate-features  also trains the scorer without each feature in turn and prints the key-fact change
 //   --write   stores the scorer trained on every development set in
 //             packages/answer/src/extractive/unit-scorer.weights.json (rebuild the package after).
 'use strict';
@@ -49,8 +50,8 @@ function rowsOf({ item, input }) {
   }));
 }
 
-/** Listwise softmax regression over the questions' units; returns the weights. */
-function train(questions) {
+/** Listwise softmax regression over the questions' units; returns the weights. Inputs in `off` stay at 0. */
+function train(questions, off = new Set()) {
   const groups = questions.filter((q) => q.rows.length > 1 && q.rows.some((r) => r.y));
   const dim = answer.UNIT_SCORER_INPUTS.length;
   const w = new Array(dim).fill(0);
@@ -67,7 +68,7 @@ function train(questions) {
         for (let d = 0; d < dim; d++) grad[d] += g * r.x[d];
       });
     }
-    for (let d = 0; d < dim; d++) w[d] -= RATE * (grad[d] / groups.length + L2 * w[d]);
+    for (let d = 0; d < dim; d++) if (!off.has(d)) w[d] -= RATE * (grad[d] / groups.length + L2 * w[d]);
   }
   return { inputs: [...answer.UNIT_SCORER_INPUTS], weights: w.map((v) => Math.round(v * 1e4) / 1e4) };
 }
@@ -120,6 +121,7 @@ function main() {
   console.log('\nWeights of the scorer trained on every development set:\n');
   console.log('| input | weight |\n|---|---|');
   shipped.inputs.forEach((name, i) => console.log(`| ${name} | ${shipped.weights[i]} |`));
+  if (process.argv.includes('--ablate-features')) ablateFeatures(entries, dev, devSets, compose, hand);
   if (process.argv.includes('--write')) {
     const file = {
       about:
@@ -130,6 +132,63 @@ function main() {
     };
     writeFileSync(WEIGHTS_FILE, JSON.stringify(file, null, 2) + '\n');
     console.error(`wrote ${path.relative(process.cwd(), WEIGHTS_FILE)}`);
+  }
+}
+
+/**
+ * Each feature left out of training (its input and the interactions built on it held at 0), the
+ * scorer trained again as above, and the key-fact change against the scorer with every input.
+ */
+function ablateFeatures(entries, dev, devSets, compose, hand) {
+  const evaluate = (off) => {
+    const out = {};
+    for (const set of devSets) {
+      const model = train(
+        dev.filter((e) => e.set !== set),
+        off,
+      );
+      Object.assign(
+        out,
+        scoreReplay(
+          entries.filter((e) => e.set === set),
+          compose({ unitScorer: model }),
+        ),
+      );
+    }
+    const unseen = entries.filter((e) => UNSEEN_SETS.has(e.set));
+    Object.assign(out, scoreReplay(unseen, compose({ unitScorer: train(dev, off) })));
+    return out;
+  };
+  const pooled = (result, group) =>
+    group.reduce((a, s) => a + result[s].fact, 0) / group.reduce((a, s) => a + result[s].n, 0);
+  const sets = Object.keys(hand);
+  const seen = sets.filter((s) => !UNSEEN_SETS.has(s));
+  const unseen = sets.filter((s) => UNSEEN_SETS.has(s));
+  const full = evaluate(new Set());
+  const delta = (x, y) => {
+    const d = Math.round((x - y) * 100) / 100;
+    return d === 0 ? '0' : `${d > 0 ? '+' : ''}${d.toFixed(2)}`;
+  };
+  console.log('\n### Features left out of the learned scorer\n');
+  console.log(
+    'Key fact with the scorer trained without one feature (its input and the interactions built on it), minus ' +
+      'key fact with every input; development sets leave-one-set-out, unseen sets by the scorer trained on all.\n',
+  );
+  console.log(`| left out | ${sets.join(' | ')} | development, pooled | unseen, pooled |`);
+  console.log(`|---|${sets.map(() => '---|').join('')}---|---|`);
+  console.log(
+    `| nothing (key fact) | ${sets.map((s) => full[s].keyFact.toFixed(2)).join(' | ')} | ${pooled(full, seen).toFixed(2)} | ${pooled(full, unseen).toFixed(2)} |`,
+  );
+  for (const name of answer.FEATURE_NAMES) {
+    const off = new Set(
+      answer.UNIT_SCORER_INPUTS.map((input, i) => (input.split('×').includes(name) ? i : -1)).filter(
+        (i) => i >= 0,
+      ),
+    );
+    const r = evaluate(off);
+    console.log(
+      `| ${name} | ${sets.map((s) => delta(r[s].keyFact, full[s].keyFact)).join(' | ')} | ${delta(pooled(r, seen), pooled(full, seen))} | ${delta(pooled(r, unseen), pooled(full, unseen))} |`,
+    );
   }
 }
 

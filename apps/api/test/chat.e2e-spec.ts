@@ -293,9 +293,6 @@ describe('Chat, conversations, messages (e2e)', () => {
         expect(res.headers['content-type']).toMatch(/^text\/plain/);
         expect(res.text).toBe('Message rating updated');
       }
-      await t
-        .post('/v0/rateMessage', { anon_key: p.anonKey, message_id: aiMessageId, rating_value: 1 })
-        .expect(200);
     });
 
     it("answers 500 PERMISSION_DENIED for a human, unknown or another project's message", async () => {
@@ -320,6 +317,85 @@ describe('Chat, conversations, messages (e2e)', () => {
         .post('/v0/rateMessage', { api_key: p.serverKey, message_id: aiMessageId, rating_value: 2 })
         .expect(400);
       expect(res.body.code).toBe('BAD_REQUEST');
+    });
+  });
+
+  describe('anon keys and conversations they did not start', () => {
+    const anonChat = (body: Record<string, unknown>) =>
+      t.post('/v1/serviceChat', { anon_key: p.anonKey, history: [], shouldStream: false, ...body });
+    const denied = { error: 'Permission denied to rate this message', code: 'PERMISSION_DENIED' };
+
+    it('answers a server-key conversation to the anon key as one that does not exist', async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { api_key: p.serverKey }).expect(200);
+      const id = conv.conversation_id as number;
+      const answered = await chat({ question: 'decorators', conversation_id: id, shouldStream: false });
+      const messageId = answered.body.message_id as number;
+      const unknown = await t.post('/v1/endConversation', { anon_key: p.anonKey, conversation_id: 999999 });
+
+      const ended = await t
+        .post('/v1/endConversation', { anon_key: p.anonKey, conversation_id: id })
+        .expect(404);
+      expect(ended.body).toEqual({ error: `conversation ${id} not found`, code: 'NOT_FOUND' });
+      expect(unknown.body).toEqual({ error: 'conversation 999999 not found', code: 'NOT_FOUND' });
+      const rated = await t
+        .post('/v1/rateMessage', { anon_key: p.anonKey, message_id: messageId, rating_value: -1 })
+        .expect(500);
+      expect(rated.body).toEqual(denied);
+      const continued = await anonChat({ question: 'hooks?', conversation_id: id }).expect(404);
+      expect(continued.body.code).toBe('NOT_FOUND');
+
+      // Nothing of it changed: still open, unrated, two messages.
+      const messages = await t
+        .post('/v1/messages/byConversationId', { api_key: p.serverKey, conversation_id: id })
+        .expect(200);
+      expect(messages.body.map((m: { rating_value: number }) => m.rating_value)).toEqual([0, 0]);
+      await t.post('/v1/endConversation', { api_key: p.serverKey, conversation_id: id }).expect(200);
+    });
+
+    it('lets the anon key chat into, rate and end a conversation an anon key started', async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { anon_key: p.anonKey }).expect(200);
+      const id = conv.conversation_id as number;
+      const answered = await anonChat({ question: 'decorators', conversation_id: id }).expect(200);
+      await t
+        .post('/v1/rateMessage', {
+          anon_key: p.anonKey,
+          message_id: answered.body.message_id,
+          rating_value: 1,
+        })
+        .expect(200);
+      await t.post('/v1/endConversation', { anon_key: p.anonKey, conversation_id: id }).expect(200);
+
+      // A chat without conversation_id starts one the anon key may act on too.
+      const started = await anonChat({ question: 'hooks?' }).expect(200);
+      await t
+        .post('/v1/rateMessage', {
+          anon_key: p.anonKey,
+          message_id: started.body.message_id,
+          rating_value: 1,
+        })
+        .expect(200);
+    });
+
+    it('keeps the server key able to rate and end a conversation an anon key started', async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { anon_key: p.anonKey }).expect(200);
+      const answered = await anonChat({ question: 'decorators', conversation_id: conv.conversation_id });
+      await t
+        .post('/v1/rateMessage', {
+          api_key: p.serverKey,
+          message_id: answered.body.message_id,
+          rating_value: 1,
+        })
+        .expect(200);
+      await t
+        .post('/v1/endConversation', { api_key: p.serverKey, conversation_id: conv.conversation_id })
+        .expect(200);
+    });
+
+    it("answers another project's anon conversation to an anon key as one that does not exist", async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { anon_key: other.anonKey }).expect(200);
+      await t
+        .post('/v1/endConversation', { anon_key: p.anonKey, conversation_id: conv.conversation_id })
+        .expect(404);
     });
   });
 

@@ -16,6 +16,7 @@ interface Received {
   method: string;
   url: string;
   apiKey: string | undefined;
+  authorization?: string;
   body: string;
 }
 
@@ -30,8 +31,15 @@ async function startToolApi(received: Received[]): Promise<TestServer> {
         method: req.method ?? '',
         url: req.url ?? '',
         apiKey: apiKey as string | undefined,
+        authorization: req.headers['authorization'],
         body,
       });
+      // /hop/<status>/…?to=<url>: a redirect with that status to that URL.
+      const hop = /^\/hop\/(\d{3})\/[^?]*\?to=(.+)$/.exec(req.url ?? '');
+      if (hop) {
+        res.writeHead(Number(hop[1]), { location: decodeURIComponent(hop[2]!) }).end();
+        return;
+      }
       if (req.url?.startsWith('/fail')) {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('internal failure');
         return;
@@ -79,6 +87,9 @@ describe('Tools (e2e)', () => {
   const unlisted: Received[] = [];
   let api: TestServer;
   let other: TestServer;
+  /** A second allowlisted origin (another port), where redirects of `api` point. */
+  let elsewhere: TestServer;
+  const atElsewhere: Received[] = [];
   let closedPort: string;
   let t: TestApp;
   let projectId: number;
@@ -88,13 +99,14 @@ describe('Tools (e2e)', () => {
   beforeAll(async () => {
     api = await startToolApi(received);
     other = await startToolApi(unlisted);
+    elsewhere = await startToolApi(atElsewhere);
     const closed = await startToolApi([]);
     closedPort = closed.hostPort;
     await closed.close();
     t = await startTestApp({
       KBQA_ADMIN_TOKEN: TOKEN,
       // The second server's port is not listed: its private address must be refused.
-      KBQA_ALLOW_PRIVATE_HOSTS: `${api.hostPort},${closedPort}`,
+      KBQA_ALLOW_PRIVATE_HOSTS: `${api.hostPort},${closedPort},${elsewhere.hostPort}`,
       KBQA_TOOL_TIMEOUT: '5s',
     });
     projectId = (await t.createProject('tools')).id;
@@ -103,6 +115,7 @@ describe('Tools (e2e)', () => {
     await t.close();
     await api.close();
     await other.close();
+    await elsewhere.close();
   });
 
   const call = async (method: 'get' | 'post' | 'patch' | 'delete', path: string, body?: object) => {
@@ -294,6 +307,56 @@ describe('Tools (e2e)', () => {
     const res = await call('post', `/admin/v1/tools/${rows[0]!.id}/test`, { args: { q: 'old' } });
     expect(res.body).toMatchObject({ ok: true, has_error: false });
     expect(received[0]?.apiKey).toBe(SECRET);
+  });
+
+  describe('redirects', () => {
+    const BEARER = 'Bearer tool-bearer-5e1d0c9a';
+    /** Adds a tool whose URL answers `status` with a redirect to `to`, and runs it. */
+    const runHop = async (name: string, status: number, to: string) => {
+      const created = await call(
+        'post',
+        `/admin/v1/projects/${projectId}/tools`,
+        definition(api.origin, {
+          name,
+          url: `${api.origin}/hop/${status}/{q}?to=${encodeURIComponent(to)}`,
+          headers: { 'X-Api-Key': SECRET, Authorization: BEARER },
+        }),
+      );
+      expect(created.status).toBe(201);
+      received.length = 0;
+      atElsewhere.length = 0;
+      return call('post', `/admin/v1/tools/${created.body.id}/test`, { args: { q: 'x', n: 1 } });
+    };
+
+    it('follows a 302 to another origin as a GET without Authorization or the stored headers', async () => {
+      const res = await runHop('hop302', 302, `${elsewhere.origin}/landed`);
+      expect(res.body).toMatchObject({ ok: true, status: 200, has_error: false });
+      expect(received).toEqual([
+        expect.objectContaining({ method: 'POST', apiKey: SECRET, authorization: BEARER }),
+      ]);
+      expect(atElsewhere).toEqual([{ method: 'GET', url: '/landed', body: '' }]);
+    });
+
+    it('refuses a 307 to another origin, which receives neither the headers nor the body', async () => {
+      const res = await runHop('hop307', 307, `${elsewhere.origin}/landed`);
+      expect(res.body).toMatchObject({ ok: false, status: null, has_error: true });
+      expect(res.body.error).toContain('another origin');
+      expect(received).toHaveLength(1);
+      expect(atElsewhere).toEqual([]);
+    });
+
+    it('keeps the stored headers and the body on a 307 within the same origin', async () => {
+      const res = await runHop('hop307same', 307, '/items/x?n=1');
+      expect(res.body).toMatchObject({ ok: true, status: 200 });
+      expect(received[1]).toEqual({
+        method: 'POST',
+        url: '/items/x?n=1',
+        apiKey: SECRET,
+        authorization: BEARER,
+        body: '{"query":"x","count":1}',
+      });
+      expect(atElsewhere).toEqual([]);
+    });
   });
 
   it('never showed the secret in any response of a tools route', () => {

@@ -18,6 +18,13 @@ export interface FetchOptions {
   truncate?: boolean;
   /** Extra request headers (content-type of a body, API headers); hop-by-hop ones are ignored. */
   headers?: Record<string, string>;
+  /**
+   * Names of headers in `headers` that carry secrets (an API key). They, and always
+   * `Authorization`, `Proxy-Authorization` and `Cookie`, go only to the URL's own origin: a redirect
+   * to another scheme, host or port drops them for the rest of the chain, as browsers drop
+   * `Authorization`. A 307 or 308 to another origin that would re-send a body is refused.
+   */
+  secretHeaders?: readonly string[];
 }
 
 export interface FetchResponse {

@@ -173,8 +173,11 @@ export interface RequestRecords {
    * once a minute per key), so it is not a write per request.
    */
   touchKey(keyId: number, at: string): MaybePromise<void>;
-  /** Creates a conversation; returns its id. */
-  createConversation(projectId: number, roleInfo: string | null): MaybePromise<number>;
+  /**
+   * Creates a conversation; returns its id. `startedBy` is the kind of key that asked (default
+   * `server`): anon keys may act only on conversations an anon key started.
+   */
+  createConversation(projectId: number, roleInfo: string | null, startedBy?: KeyKind): MaybePromise<number>;
   /**
    * Creates a conversation together with its first message (a chat that starts one stores its
    * question so: one write instead of two, one statement on PostgreSQL); returns both ids.
@@ -183,6 +186,7 @@ export interface RequestRecords {
     projectId: number,
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+    startedBy?: KeyKind,
   ): MaybePromise<{ conversationId: number; messageId: number }>;
   /** Stores a message; returns its id. */
   addMessage(message: NewMessage): MaybePromise<number>;

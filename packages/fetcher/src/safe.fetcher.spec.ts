@@ -222,6 +222,124 @@ describe(SafeFetcher.name, () => {
     });
   });
 
+  describe('secrets on redirects', () => {
+    interface Seen {
+      path: string;
+      method: string;
+      authorization?: string;
+      cookie?: string;
+      key?: string;
+      body: string;
+    }
+
+    /** A server that records each request and answers 2xx, or the redirect its route names. */
+    async function recorder(
+      seen: Seen[],
+      routes: Record<string, [number, string]> = {},
+    ): Promise<TestServer> {
+      return serve(
+        noRobots((req, res) => {
+          let body = '';
+          req.on('data', (d: Buffer) => (body += d.toString()));
+          req.on('end', () => {
+            seen.push({
+              path: req.url ?? '',
+              method: req.method ?? '',
+              authorization: req.headers['authorization'],
+              cookie: req.headers['cookie'],
+              key: req.headers['x-api-key'] as string | undefined,
+              body,
+            });
+            const route = routes[req.url ?? ''];
+            if (route) return void res.writeHead(route[0], { location: route[1] }).end();
+            res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+          });
+        }),
+      );
+    }
+
+    const secretHeaders = {
+      Authorization: 'Bearer sk-a',
+      Cookie: 'session=s',
+      'X-Api-Key': 'sk-b',
+      'content-type': 'application/json',
+    };
+
+    it('drops Authorization, Cookie and named secret headers on a redirect to another port', async () => {
+      const atTarget: Seen[] = [];
+      const target = await recorder(atTarget);
+      const atFirst: Seen[] = [];
+      const first = await recorder(atFirst, {
+        '/302': [302, `${target.origin}/landed`],
+        '/307': [307, `${target.origin}/landed`],
+      });
+      const fetcher = fetcherFor(first, { allowPrivateHosts: [target.hostPort] });
+      const viaPost = await fetcher.fetch(`${first.origin}/302`, {
+        method: 'POST',
+        body: '{"q":1}',
+        headers: secretHeaders,
+        secretHeaders: ['x-API-key'],
+      });
+      expect(viaPost.url).toBe(`${target.origin}/landed`);
+      const viaGet = await fetcher.fetch(`${first.origin}/307`, {
+        headers: secretHeaders,
+        secretHeaders: ['X-Api-Key'],
+      });
+      expect(viaGet.status).toBe(200);
+      expect(atFirst.map((r) => [r.path, r.authorization, r.cookie, r.key])).toEqual([
+        ['/302', 'Bearer sk-a', 'session=s', 'sk-b'],
+        ['/307', 'Bearer sk-a', 'session=s', 'sk-b'],
+      ]);
+      expect(atTarget).toEqual([
+        { path: '/landed', method: 'GET', body: '' },
+        { path: '/landed', method: 'GET', body: '' },
+      ]);
+    });
+
+    it('refuses a 307 or 308 that would re-send a body to another origin, which then receives nothing', async () => {
+      const atTarget: Seen[] = [];
+      const target = await recorder(atTarget);
+      const first = await recorder([], {
+        '/307': [307, `${target.origin}/landed`],
+        '/308': [308, `${target.origin}/landed`],
+      });
+      const fetcher = fetcherFor(first, { allowPrivateHosts: [target.hostPort] });
+      for (const path of ['/307', '/308']) {
+        const error = await failure(
+          fetcher.fetch(`${first.origin}${path}`, {
+            method: 'POST',
+            body: '{"q":1}',
+            headers: secretHeaders,
+          }),
+        );
+        expect(error.code).toBe('FETCH_REFUSED');
+        expect(error.message).toContain('another origin');
+      }
+      expect(atTarget).toEqual([]);
+    });
+
+    it('keeps the secret headers and the 307 body on a same-origin redirect', async () => {
+      const seen: Seen[] = [];
+      const server = await recorder(seen, { '/old': [307, '/new'] });
+      const fetcher = fetcherFor(server);
+      const res = await fetcher.fetch(`${server.origin}/old`, {
+        method: 'POST',
+        body: '{"q":1}',
+        headers: secretHeaders,
+        secretHeaders: ['X-Api-Key'],
+      });
+      expect(res.status).toBe(200);
+      expect(seen[1]).toEqual({
+        path: '/new',
+        method: 'POST',
+        authorization: 'Bearer sk-a',
+        cookie: 'session=s',
+        key: 'sk-b',
+        body: '{"q":1}',
+      });
+    });
+  });
+
   describe('POST requests', () => {
     it('sends the body and headers, follows a 303 as a GET without the body, and never retries a POST', async () => {
       const seen: Array<{ method: string; path: string; type?: string; body: string }> = [];

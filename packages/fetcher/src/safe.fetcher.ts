@@ -79,6 +79,8 @@ interface RequestOptions {
   ignoreRobots: boolean;
   /** Keep the first `maxBytes` instead of failing (robots.txt, per RFC 9309 2.5). */
   truncate: boolean;
+  /** Names of headers sent only to the first origin (see FetchOptions.secretHeaders). */
+  secretHeaders?: readonly string[];
 }
 
 interface RobotsEntry {
@@ -142,6 +144,7 @@ export class SafeFetcher implements WebFetcher {
       method: options.method ?? 'GET',
       body: options.body,
       headers: options.headers,
+      secretHeaders: options.secretHeaders,
     });
   }
 
@@ -205,9 +208,22 @@ export class SafeFetcher implements WebFetcher {
         if (seen.has(key))
           throw new KbqaError('FETCH_FAILED', `redirect loop at ${displayUrl(next)} (from ${shown})`);
         seen.add(key);
+        const keepsBody = result.status === 307 || result.status === 308;
+        if (next.origin !== current.origin) {
+          // The body may hold what the headers hold (an operator's template, a reader's words):
+          // another origin gets neither, and the caller sees why instead of a silent GET.
+          if (keepsBody && options.body !== undefined) {
+            throw new KbqaError(
+              'FETCH_REFUSED',
+              `refused a ${result.status} redirect from ${shown} to another origin (${displayUrl(next)}): ` +
+                'it would send the request body there',
+            );
+          }
+          options = { ...options, headers: withoutSecrets(options.headers, options.secretHeaders) };
+        }
         redirects.push(next.href);
         current = next;
-        if (options.method !== 'GET' && result.status !== 307 && result.status !== 308) {
+        if (options.method !== 'GET' && !keepsBody) {
           options = { ...options, method: 'GET', body: undefined };
         }
         continue;
@@ -461,6 +477,19 @@ const RESERVED_HEADERS = new Set([
   'accept-encoding',
   'user-agent',
 ]);
+
+/** Credentials a browser never carries to another origin; callers name their own secrets on top. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+
+/** The headers without credentials and the caller's secret ones, for a hop to another origin. */
+function withoutSecrets(
+  headers: Record<string, string> | undefined,
+  secretHeaders: readonly string[] | undefined,
+): Record<string, string> | undefined {
+  if (headers === undefined) return undefined;
+  const dropped = new Set([...CREDENTIAL_HEADERS, ...(secretHeaders ?? []).map((h) => h.toLowerCase())]);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !dropped.has(name.toLowerCase())));
+}
 
 function safeHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,12 +1,13 @@
 import type { Pool } from 'pg';
-import type { NewMessage } from '@kbqa/core';
+import type { KeyKind, NewMessage } from '@kbqa/core';
 import { nowTimestamp } from '@kbqa/store-sqlite';
 import { Batcher } from './batcher';
 
-/** A message to store, and for a new conversation (`conversationId` null) its role info. */
+/** A message to store, and for a new conversation (`conversationId` null) its role info and starter. */
 export interface MessageWrite extends Omit<NewMessage, 'conversationId'> {
   conversationId: number | null;
   roleInfo: string | null;
+  startedBy: KeyKind;
 }
 
 /** Ids of one stored {@link MessageWrite}: its conversation (new or given) and the message. */
@@ -50,12 +51,12 @@ export class MessageWrites {
                 CASE WHEN u.conversation_id IS NULL THEN nextval('conversations_id_seq'::regclass) END AS new_conversation,
                 nextval('messages_id_seq'::regclass) AS message_id
          FROM unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::integer[],
-                     $7::text[], $8::boolean[], $9::text[], $10::text[])
+                     $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[])
               WITH ORDINALITY AS u(project_id, conversation_id, role_info, sender, text, reply_to,
-                                   sources, complete, tools_used, created_at, ord)
+                                   sources, complete, tools_used, created_at, started_by, ord)
        ), conversation_rows AS (
-         INSERT INTO conversations (id, project_id, role_info, created_at)
-         SELECT new_conversation, project_id, role_info, created_at FROM input
+         INSERT INTO conversations (id, project_id, role_info, started_by, created_at)
+         SELECT new_conversation, project_id, role_info, started_by, created_at FROM input
          WHERE new_conversation IS NOT NULL ORDER BY ord
        ), message_rows AS (
          INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
@@ -77,6 +78,7 @@ export class MessageWrites {
         column((w) => w.complete),
         column((w) => JSON.stringify(w.toolsUsed ?? [])),
         batch.map((p) => p.at),
+        column((w) => w.startedBy),
       ],
     });
     return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id }));

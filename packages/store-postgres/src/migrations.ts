@@ -247,6 +247,16 @@ export const MIGRATIONS: readonly Migration[] = [
         generation bigint NOT NULL)`,
     ],
   },
+  {
+    id: 5,
+    name: 'conversation-starter',
+    statements: [
+      // The kind of key that started a conversation: an anon key acts only on conversations an
+      // anon key started (ids are sequential). Older conversations count as the server key's.
+      `ALTER TABLE conversations ADD COLUMN started_by text NOT NULL DEFAULT 'server'
+        CHECK (started_by IN ('server', 'anon'))`,
+    ],
+  },
 ];
 
 /**

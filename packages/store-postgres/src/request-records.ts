@@ -48,11 +48,15 @@ export class PostgresRequestRecords implements RequestRecords {
     });
   }
 
-  async createConversation(projectId: number, roleInfo: string | null): Promise<number> {
+  async createConversation(
+    projectId: number,
+    roleInfo: string | null,
+    startedBy: KeyKind = 'server',
+  ): Promise<number> {
     const { rows } = await this.pool.query<{ id: number }>({
       name: 'kbqa_new_conversation',
-      text: 'INSERT INTO conversations (project_id, role_info, created_at) VALUES ($1, $2, $3) RETURNING id',
-      values: [projectId, roleInfo, nowTimestamp()],
+      text: 'INSERT INTO conversations (project_id, role_info, started_by, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
+      values: [projectId, roleInfo, startedBy, nowTimestamp()],
     });
     return rows[0]!.id;
   }
@@ -62,12 +66,13 @@ export class PostgresRequestRecords implements RequestRecords {
     projectId: number,
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+    startedBy: KeyKind = 'server',
   ): Promise<{ conversationId: number; messageId: number }> {
-    return this.writes.write({ ...first, projectId, conversationId: null, roleInfo });
+    return this.writes.write({ ...first, projectId, conversationId: null, roleInfo, startedBy });
   }
 
   async addMessage(m: NewMessage): Promise<number> {
-    return (await this.writes.write({ ...m, roleInfo: null })).messageId;
+    return (await this.writes.write({ ...m, roleInfo: null, startedBy: 'server' })).messageId;
   }
 
   async exportPairs(projectId: number, filters: ExportFilters): Promise<ExportedPair[]> {

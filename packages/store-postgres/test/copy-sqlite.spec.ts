@@ -25,7 +25,9 @@ async function sqliteDeployment(embed: boolean): Promise<{
   db.prepare(
     "INSERT INTO api_keys (id, project_id, kind, prefix, key_hash, created_at) VALUES (3, 7, 'server', 'kbqa_s', 'hash-1', ?)",
   ).run(NOW);
-  db.prepare('INSERT INTO conversations (id, project_id, created_at) VALUES (11, 7, ?)').run(NOW);
+  db.prepare(
+    "INSERT INTO conversations (id, project_id, started_by, created_at) VALUES (11, 7, 'anon', ?)",
+  ).run(NOW);
   db.prepare(
     `INSERT INTO messages (id, project_id, conversation_id, sender, text, sources, rating_value, complete, created_at)
      VALUES (20, 7, 11, 'Human', 'How?', '[]', 0, 1, ?), (21, 7, 11, 'AI', 'Like so.', '[{"link":"a"}]', 1, 0, ?)`,
@@ -140,6 +142,10 @@ describe(copySqliteToPostgres.name, () => {
         { id: 20, rating_value: 0, complete: true, sources: '[]' },
         { id: 21, rating_value: 1, complete: false, sources: '[{"link":"a"}]' },
       ]);
+
+      // Who started a conversation decides what an anon key may do with it: it moves with the copy.
+      const conversations = (await pool.query('SELECT id, started_by FROM conversations')).rows;
+      expect(conversations).toEqual([{ id: 11, started_by: 'anon' }]);
 
       const db = rawDatabase(source.dataSource);
       const sqliteSources = db.prepare('SELECT id, source, version FROM sources ORDER BY id').all() as Array<{

@@ -5,8 +5,15 @@ import {
   FakeEmbedder,
   type ChunkStoreContractFixture,
 } from '@kbqa/core/testing';
+import type { NewMessage } from '@kbqa/core';
 import { Pool } from 'pg';
-import { MIGRATIONS, openPostgresChunkStore, PostgresChunkStore, PostgresVectorStore } from '../src';
+import {
+  MIGRATIONS,
+  openPostgresChunkStore,
+  PostgresChunkStore,
+  PostgresRequestRecords,
+  PostgresVectorStore,
+} from '../src';
 import { contractFixtures, startPglite } from './postgres-servers';
 
 /** PGlite starts in seconds on a quiet machine and in tens of seconds on a loaded one. */
@@ -33,6 +40,30 @@ describe('PostgresChunkStore on PGlite with pgvector', () => {
     expect(store.vectorsAvailable).toBe(true);
     const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM kbqa_migrations');
     expect(rows[0]!.n).toBe(MIGRATIONS.length);
+  });
+
+  it('stores which kind of key started a conversation, server when none is said', async () => {
+    await openPostgresChunkStore(pool);
+    await pool.query("INSERT INTO projects (id, name, created_at) VALUES (900, 'starters', '2026-11-29')");
+    const records = new PostgresRequestRecords(pool);
+    const first: Omit<NewMessage, 'projectId' | 'conversationId'> = {
+      sender: 'Human',
+      text: 'q',
+      replyTo: null,
+      sources: [],
+      complete: true,
+    };
+    const ids = [
+      await records.createConversation(900, null, 'anon'),
+      await records.createConversation(900, null),
+      (await records.startConversation(900, null, first, 'anon')).conversationId,
+      (await records.startConversation(900, null, first)).conversationId,
+    ];
+    const { rows } = await pool.query<{ id: number; started_by: string }>(
+      'SELECT id, started_by FROM conversations WHERE project_id = 900',
+    );
+    const starters = new Map(rows.map((r) => [r.id, r.started_by]));
+    expect(ids.map((id) => starters.get(id))).toEqual(['anon', 'server', 'anon', 'server']);
   });
 
   it('finds the nearest vectors of a small project through the HNSW index (iterative scan)', async () => {

@@ -26,8 +26,8 @@ export class SqliteRequestRecords implements RequestRecords {
         { id: number; project_id: number; kind: KeyKind; key_hash: string }
       >('SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
       touchKey: db.prepare<[string, number]>('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
-      insertConversation: db.prepare<[number, string | null, string]>(
-        'INSERT INTO conversations (project_id, role_info, created_at) VALUES (?, ?, ?)',
+      insertConversation: db.prepare<[number, string | null, KeyKind, string]>(
+        'INSERT INTO conversations (project_id, role_info, started_by, created_at) VALUES (?, ?, ?, ?)',
       ),
       insertMessage: db.prepare<
         [number, number, Sender, string, number | null, string, number, string, string]
@@ -47,17 +47,20 @@ export class SqliteRequestRecords implements RequestRecords {
     this.stmt.touchKey.run(at, keyId);
   }
 
-  createConversation(projectId: number, roleInfo: string | null): number {
-    return Number(this.stmt.insertConversation.run(projectId, roleInfo, nowTimestamp()).lastInsertRowid);
+  createConversation(projectId: number, roleInfo: string | null, startedBy: KeyKind = 'server'): number {
+    return Number(
+      this.stmt.insertConversation.run(projectId, roleInfo, startedBy, nowTimestamp()).lastInsertRowid,
+    );
   }
 
   startConversation(
     projectId: number,
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
+    startedBy: KeyKind = 'server',
   ): { conversationId: number; messageId: number } {
     return this.db.transaction(() => {
-      const conversationId = this.createConversation(projectId, roleInfo);
+      const conversationId = this.createConversation(projectId, roleInfo, startedBy);
       return { conversationId, messageId: this.addMessage({ ...first, projectId, conversationId }) };
     })();
   }

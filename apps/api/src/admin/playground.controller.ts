@@ -60,7 +60,7 @@ export class AdminPlaygroundController {
   @ApiNotFoundResponse({ type: ErrorResponse })
   async newConversation(@Param() { id }: IdParams): Promise<{ conversation_id: number }> {
     await this.projects.getProject(id);
-    return { conversation_id: await this.conversations.create(id, 'dashboard playground') };
+    return { conversation_id: await this.conversations.create(id, 'server', 'dashboard playground') };
   }
 
   @Post('projects/:id/chat')
@@ -84,7 +84,7 @@ export class AdminPlaygroundController {
   @ApiNotFoundResponse({ type: ErrorResponse })
   async rate(@Param() params: MessageParams, @Body() dto: RateDto): Promise<{ rating_value: number }> {
     await this.projects.getProject(params.id);
-    await this.conversations.rate(params.id, params.message_id, dto.rating_value);
+    await this.conversations.rate(params.id, params.message_id, dto.rating_value, 'server');
     return { rating_value: dto.rating_value };
   }
 }

@@ -59,7 +59,7 @@ function setup(
     },
   } as unknown as RetrievalService;
   const conversations = {
-    startWithHuman: (_p: number, _r: string | undefined, text: string) => (
+    startWithHuman: (_p: number, _k: string, _r: string | undefined, text: string) => (
       calls.push(`start with human ${text}`),
       Promise.resolve({ conversationId: 10, humanMessageId: 20 })
     ),

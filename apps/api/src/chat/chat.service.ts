@@ -68,7 +68,7 @@ export class ChatService {
     // A new conversation is created with the question, below: one write for both.
     const continued =
       dto.conversation_id !== undefined
-        ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, roleInfo)
+        ? await this.conversations.open(projectId, parseLooseId(dto.conversation_id)!, keyKind, roleInfo)
         : undefined;
     // A client that continues a conversation without its history gets the stored one, so a
     // follow-up still has the turn it follows.
@@ -99,7 +99,7 @@ export class ChatService {
             conversationId: continued,
             humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question),
           }
-        : await this.conversations.startWithHuman(projectId, roleInfo, dto.question);
+        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question);
     // The reader's own words, not the conversation's: a follow-up may name what the docs lack.
     const unknownWords = this.generator.usesUnknownWords
       ? await this.retrieval.absentWords(projectId, questionWords(dto.question))

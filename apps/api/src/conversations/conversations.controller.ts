@@ -26,7 +26,7 @@ export class ConversationsController {
     @Auth() auth: AuthenticatedKey,
     @Body() _dto: NewConversationDto,
   ): Promise<{ conversation_id: number }> {
-    return { conversation_id: await this.conversations.create(auth.projectId) };
+    return { conversation_id: await this.conversations.create(auth.projectId, auth.kind) };
   }
 
   @Post('endConversation')
@@ -35,7 +35,7 @@ export class ConversationsController {
   @KeyAccess('any')
   @Header('Content-Type', 'text/plain; charset=utf-8')
   async endConversation(@Auth() auth: AuthenticatedKey, @Body() dto: ConversationRefDto): Promise<string> {
-    await this.conversations.end(auth.projectId, parseLooseId(dto.conversation_id)!);
+    await this.conversations.end(auth.projectId, parseLooseId(dto.conversation_id)!, auth.kind);
     return 'Conversation has ended.';
   }
 
@@ -55,7 +55,7 @@ export class ConversationsController {
   @KeyAccess('any')
   @Header('Content-Type', 'text/plain; charset=utf-8')
   async rateMessage(@Auth() auth: AuthenticatedKey, @Body() dto: RateMessageDto): Promise<string> {
-    await this.conversations.rate(auth.projectId, parseLooseId(dto.message_id)!, dto.rating_value);
+    await this.conversations.rate(auth.projectId, parseLooseId(dto.message_id)!, dto.rating_value, auth.kind);
     return 'Message rating updated';
   }
 

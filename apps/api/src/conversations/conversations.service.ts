@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type HistoryTurn, KbqaError, type RequestRecords } from '@kbqa/core';
+import { type HistoryTurn, KbqaError, type KeyKind, type RequestRecords } from '@kbqa/core';
 import { ConversationEntity, MessageEntity, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
@@ -12,7 +12,12 @@ export interface StoredSource {
   score: number;
 }
 
-/** Conversations, their messages, ratings and the export; every call scoped to a project. */
+/**
+ * Conversations, their messages, ratings and the export; every call scoped to a project. Ids are
+ * sequential, so an anon key (shipped in every reader's browser) acts only on conversations an anon
+ * key started; a server key on all of its project's. Any other conversation answers as one that
+ * does not exist.
+ */
 @Injectable()
 export class ConversationsService {
   private readonly conversations: Repository<ConversationEntity>;
@@ -29,34 +34,38 @@ export class ConversationsService {
     this.projects = dataSource.getRepository(ProjectEntity);
   }
 
-  /** Creates a conversation and returns its id. */
-  async create(projectId: number, roleInfo?: string): Promise<number> {
-    return this.records.createConversation(projectId, roleInfo ?? null);
+  /** Creates a conversation started by a key of kind `by` and returns its id. */
+  async create(projectId: number, by: KeyKind, roleInfo?: string): Promise<number> {
+    return this.records.createConversation(projectId, roleInfo ?? null, by);
   }
 
-  /** The conversation if it is the project's; 404 otherwise (the same answer for both). */
-  async get(projectId: number, id: number): Promise<ConversationEntity> {
+  /**
+   * The conversation if it is the project's and a key of kind `by` may act on it; 404 otherwise
+   * (the same answer for all three).
+   */
+  async get(projectId: number, id: number, by: KeyKind): Promise<ConversationEntity> {
     const c = await this.conversations.findOneBy({ id, projectId });
-    if (!c) throw new KbqaError('NOT_FOUND', `conversation ${id} not found`);
+    if (!c || !mayActOn(by, c)) throw new KbqaError('NOT_FOUND', `conversation ${id} not found`);
     return c;
   }
 
-  /** A conversation a chat may continue: the project's and not ended. Returns its id. */
-  async open(projectId: number, id: number, roleInfo?: string): Promise<number> {
-    const c = await this.get(projectId, id);
+  /** A conversation a chat may continue: the project's, this key's to act on, not ended. Returns its id. */
+  async open(projectId: number, id: number, by: KeyKind, roleInfo?: string): Promise<number> {
+    const c = await this.get(projectId, id, by);
     if (c.endedAt) throw new KbqaError('CONVERSATION_ENDED', `conversation ${id} has ended; start a new one`);
     if (roleInfo !== undefined && roleInfo !== c.roleInfo)
       await this.conversations.update(c.id, { roleInfo });
     return c.id;
   }
 
-  async end(projectId: number, id: number): Promise<void> {
-    const c = await this.get(projectId, id);
+  async end(projectId: number, id: number, by: KeyKind): Promise<void> {
+    const c = await this.get(projectId, id, by);
     if (!c.endedAt) await this.conversations.update(c.id, { endedAt: nowTimestamp() });
   }
 
+  /** Server keys only (byConversationId). */
   async messagesOf(projectId: number, conversationId: number): Promise<MessageEntity[]> {
-    await this.get(projectId, conversationId);
+    await this.get(projectId, conversationId, 'server');
     return this.messages.find({ where: { projectId, conversationId }, order: { id: 'ASC' } });
   }
 
@@ -83,16 +92,16 @@ export class ConversationsService {
   /** Creates a conversation with the user's question as its first message; returns both ids. */
   async startWithHuman(
     projectId: number,
+    by: KeyKind,
     roleInfo: string | undefined,
     text: string,
   ): Promise<{ conversationId: number; humanMessageId: number }> {
-    const { conversationId, messageId } = await this.records.startConversation(projectId, roleInfo ?? null, {
-      sender: 'Human',
-      text,
-      replyTo: null,
-      sources: [],
-      complete: true,
-    });
+    const { conversationId, messageId } = await this.records.startConversation(
+      projectId,
+      roleInfo ?? null,
+      { sender: 'Human', text, replyTo: null, sources: [], complete: true },
+      by,
+    );
     return { conversationId, humanMessageId: messageId };
   }
 
@@ -131,13 +140,22 @@ export class ConversationsService {
     });
   }
 
-  /** Rates an AI message of the project; anything else is the same PERMISSION_DENIED answer. */
-  async rate(projectId: number, messageId: number, rating: number): Promise<void> {
+  /**
+   * Rates an AI message of the project in a conversation a key of kind `by` may act on; anything
+   * else is the same PERMISSION_DENIED answer (SPEC.md's answer for a message that does not exist).
+   */
+  async rate(projectId: number, messageId: number, rating: number, by: KeyKind): Promise<void> {
+    const denied = () => new KbqaError('PERMISSION_DENIED', 'Permission denied to rate this message');
+    if (by === 'anon') {
+      const m = await this.messages.findOneBy({ id: messageId, projectId, sender: 'AI' });
+      const c = m && (await this.conversations.findOneBy({ id: m.conversationId, projectId }));
+      if (!c || !mayActOn(by, c)) throw denied();
+    }
     const result = await this.messages.update(
       { id: messageId, projectId, sender: 'AI' },
       { ratingValue: rating },
     );
-    if (!result.affected) throw new KbqaError('PERMISSION_DENIED', 'Permission denied to rate this message');
+    if (!result.affected) throw denied();
   }
 
   /** Human/AI pairs of the project for analytics, filtered by rating and inclusive UTC days. */
@@ -163,4 +181,9 @@ export class ConversationsService {
       tools_used: parseToolsUsed(p.toolsUsed),
     }));
   }
+}
+
+/** A server key acts on every conversation of its project, an anon key on those anon keys started. */
+function mayActOn(by: KeyKind, c: ConversationEntity): boolean {
+  return by === 'server' || c.startedBy === 'anon';
 }

@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { type FetchOptions, type FetchResponse, KbqaError, type WebFetcher } from '@kbqa/core';
+import { startServer, type TestServer } from '@kbqa/core/testing';
+import { SafeFetcher } from '@kbqa/fetcher';
 import { SECRET_MASK } from './tool-definition';
 import { type RunnableTool, ToolRunner } from './tool.runner';
 
@@ -52,6 +55,7 @@ describe(ToolRunner.name, () => {
       method: 'POST',
       body: '{"q":"a b/c?"}',
       headers: { 'X-Api-Key': 'top-secret-key', 'content-type': 'application/json' },
+      secretHeaders: ['X-Api-Key'],
       truncate: true,
       ignoreRobots: true,
     });
@@ -104,5 +108,103 @@ describe(ToolRunner.name, () => {
       maxBytes: 5,
     });
     expect((await runner.run(tool, { q: 'x' })).output).toBe('{"a":\n[output truncated at 5 bytes]');
+  });
+});
+
+describe(`${ToolRunner.name} with the safe fetcher`, () => {
+  interface Seen {
+    path: string;
+    method: string;
+    authorization?: string;
+    key?: string;
+    body: string;
+  }
+
+  /** A tool's API on 127.0.0.1: records every request, answers a route's redirect or 200. */
+  const recorder = (seen: Seen[], routes: Record<string, [number, string]> = {}): Promise<TestServer> =>
+    startServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString('utf8')));
+      req.on('end', () => {
+        seen.push({
+          path: req.url ?? '',
+          method: req.method ?? '',
+          authorization: req.headers['authorization'],
+          key: req.headers['x-api-key'] as string | undefined,
+          body,
+        });
+        const route = routes[req.url ?? ''];
+        if (route) return void res.writeHead(route[0], { location: route[1] }).end();
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+    });
+
+  const atFirst: Seen[] = [];
+  const atOther: Seen[] = [];
+  let first: TestServer;
+  let other: TestServer;
+  let fetcher: SafeFetcher;
+  let runner: ToolRunner;
+
+  beforeAll(async () => {
+    // Two ports of 127.0.0.1: two origins, both allowlisted so only the redirect rule is tested.
+    other = await recorder(atOther);
+    first = await recorder(atFirst, {
+      '/found/x': [302, `${other.origin}/steal`],
+      '/temporary/x': [307, `${other.origin}/steal`],
+      '/moved/x': [307, '/items/x'],
+    });
+    fetcher = new SafeFetcher({ allowPrivateHosts: [first.hostPort, other.hostPort], retries: 0 });
+    runner = new ToolRunner(fetcher, { timeoutMs: 5000, maxBytes: 10_000 });
+  });
+  afterAll(async () => {
+    fetcher.close();
+    await Promise.all([first.close(), other.close()]);
+  });
+  beforeEach(() => {
+    atFirst.length = 0;
+    atOther.length = 0;
+  });
+
+  const pointedAt = (path: string): RunnableTool => ({
+    ...tool,
+    url: `${first.origin}/${path}/{q}`,
+    headers: { Authorization: 'Bearer tool-bearer-token', 'X-Api-Key': 'top-secret-key' },
+  });
+
+  it('follows a 302 to another origin without the Authorization and secret headers, as a GET', async () => {
+    const result = await runner.run(pointedAt('found'), { q: 'x' });
+    expect(result).toMatchObject({ ok: true, status: 200 });
+    expect(atFirst).toEqual([
+      {
+        path: '/found/x',
+        method: 'POST',
+        authorization: 'Bearer tool-bearer-token',
+        key: 'top-secret-key',
+        body: '{"q":"x"}',
+      },
+    ]);
+    expect(atOther).toEqual([{ path: '/steal', method: 'GET', body: '' }]);
+  });
+
+  it('refuses a 307 to another origin, which receives neither the secrets nor the body', async () => {
+    const result = await runner.run(pointedAt('temporary'), { q: 'x' });
+    expect(result).toMatchObject({ ok: false, status: null, has_error: true });
+    expect(result.error).toContain('another origin');
+    expect(atFirst).toHaveLength(1);
+    expect(atOther).toEqual([]);
+  });
+
+  it('keeps the secret headers and the body on a 307 within the same origin', async () => {
+    const result = await runner.run(pointedAt('moved'), { q: 'x' });
+    expect(result).toMatchObject({ ok: true, status: 200 });
+    expect(atFirst[1]).toEqual({
+      path: '/items/x',
+      method: 'POST',
+      authorization: 'Bearer tool-bearer-token',
+      key: 'top-secret-key',
+      body: '{"q":"x"}',
+    });
+    expect(atOther).toEqual([]);
   });
 });

@@ -62,6 +62,8 @@ export class ToolRunner {
       const res = await this.fetcher.fetch(fillUrl(tool.url, values), {
         method: tool.method,
         headers,
+        // Every stored header is a secret of the tool's own API: a redirect elsewhere does not get it.
+        secretHeaders: Object.keys(tool.headers),
         body,
         accept: 'application/json, text/*;q=0.9, */*;q=0.5',
         maxBytes: this.options.maxBytes,

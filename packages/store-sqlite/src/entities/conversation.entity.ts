@@ -1,3 +1,4 @@
+import type { KeyKind } from '@kbqa/core';
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 @Entity('conversations')
@@ -11,6 +12,10 @@ export class ConversationEntity {
   /** tracking.roleInfo of the chat that carried it. */
   @Column('text', { name: 'role_info', nullable: true })
   roleInfo!: string | null;
+
+  /** The kind of key that started it: an anon key acts only on conversations an anon key started. */
+  @Column('text', { name: 'started_by', default: 'server' })
+  startedBy!: KeyKind;
 
   @Column('text', { name: 'created_at' })
   createdAt!: string;

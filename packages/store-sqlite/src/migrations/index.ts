@@ -15,6 +15,7 @@ import { ToolSources1734200000000 } from './1734200000000-tool-sources';
 import { VectorChanges1734300000000 } from './1734300000000-vector-changes';
 import { ChunkGeneration1734400000000 } from './1734400000000-chunk-generation';
 import { FtsTotals1734500000000 } from './1734500000000-fts-totals';
+import { ConversationStarter1734600000000 } from './1734600000000-conversation-starter';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   VectorChanges1734300000000,
   ChunkGeneration1734400000000,
   FtsTotals1734500000000,
+  ConversationStarter1734600000000,
 ];

@@ -22,11 +22,9 @@
 //          [--embed <model>] [--rerank <model>] [--models-dir <dir>] [--offline]
 //   <model>: a hub id (downloaded into --models-dir, default ./data/models) or a local model folder.
 'use strict';
-const { execFileSync } = require('node:child_process');
-const { readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
-const { tempDir } = require('../lib');
-const { SKIPPED, viteCorpus } = require('../shared-corpus');
+const { viteCorpus } = require('../shared-corpus');
+const { readTrace: readTraceOf } = require('./replay');
 
 const ROOT = path.join(__dirname, '..', '..');
 const { ExtractiveAnswerGenerator, analyzeQuestion } = require(path.join(ROOT, 'packages/answer/dist'));
@@ -56,28 +54,9 @@ function flag(name) {
 }
 const norm = (s) => String(s).toLowerCase().replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
 
-/** The generator inputs of every question, from a trace file or a fresh quality.js run. */
+/** The generator inputs of every question, from a trace file or a fresh quality.js run (replay.js). */
 function readTrace() {
-  const given = flag('trace');
-  if (given) return readFileSync(given, 'utf8');
-  const dir = tempDir('kbqa-sentence-choice-');
-  const file = path.join(dir, 'trace.jsonl');
-  try {
-    const sets = Object.keys(SETS).join(',');
-    try {
-      execFileSync(process.execPath, [path.join(__dirname, 'quality.js'), '--sets', sets], {
-        env: { ...process.env, KBQA_ANSWER_TRACE: file },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-    } catch (error) {
-      // No corpus here: quality.js said so on stderr, and `pnpm bench` keeps the last section.
-      if (error.status === SKIPPED) process.exit(SKIPPED);
-      throw error;
-    }
-    return readFileSync(file, 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return readTraceOf(flag('trace'));
 }
 
 /** The features the logistic ordering reads of one unit (the first is the intercept). */
@@ -246,7 +225,7 @@ async function main() {
     learned.set(set, train(tuned.filter((q) => q.set !== set)));
   const all = train(tuned);
   const orderings = [
-    ['generator score (what the rules pick from)', (u) => u.score],
+    ['generator score (the learned unit scorer, what the rules pick from)', (u) => u.score],
     ['logistic regression over its features', (u, q) => (learned.get(q.set) ?? all)(u)],
     ...(await modelScores(data)),
   ];

@@ -23,26 +23,14 @@
 //   <model>: a hub id (downloaded into --models-dir, default ./data/models) or a local model folder.
 'use strict';
 const path = require('node:path');
-const { viteCorpus } = require('../shared-corpus');
-const { readTrace: readTraceOf } = require('./replay');
+const { ANSWER_SETS, UNSEEN_SETS, readTrace: readTraceOf, setNames } = require('./replay');
 
 const ROOT = path.join(__dirname, '..', '..');
 const { ExtractiveAnswerGenerator, analyzeQuestion } = require(path.join(ROOT, 'packages/answer/dist'));
 
-const SETS = {
-  main: 'questions.json',
-  dev: 'questions-dev.json',
-  dev2: 'questions-dev2.json',
-  dev3: 'questions-dev3.json',
-  dev4: 'questions-dev4.json',
-  dev6: 'questions-dev6.json',
-  'held-out': 'questions-holdout.json',
-  dev5: 'questions-dev5.json',
-  vite: 'questions-vite.json',
-};
-// quality.js skips the vite set without its corpus, so there is no trace of it to read then.
-if (!viteCorpus()) delete SETS.vite;
-const UNSEEN = new Set(['held-out', 'dev5', 'vite']);
+// The sets present here (vite only with its corpus: quality.js cannot ask it otherwise).
+const SETS = Object.fromEntries(setNames().map((set) => [set, ANSWER_SETS[set]]));
+const UNSEEN = UNSEEN_SETS;
 const KS = [1, 2, 3, 4, 6];
 const TYPES = ['definition', 'how-to', 'comparison', 'option', 'troubleshooting', 'yes-no', 'other'];
 /** "X is …", "X lets you …": a sentence stating what something is or does. */

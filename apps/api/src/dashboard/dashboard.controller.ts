@@ -45,13 +45,12 @@ export class DashboardController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionResponse> {
     const address = req.ip ?? 'unknown';
-    const wait = await this.limits.blocked('authFail', address);
+    // Counted before the check, given back when it passes: a burst cannot outrun the limit.
+    const wait = await this.limits.reserve('authFail', address);
     if (wait !== undefined) throw tooMany(reply, wait, 'too many failed logins from this address');
     const session = await this.sessions.open(dto.token.trim());
-    if (!session) {
-      await this.limits.consume('authFail', address);
-      throw new KbqaError('UNAUTHORIZED', 'that is not the operator token');
-    }
+    if (!session) throw new KbqaError('UNAUTHORIZED', 'that is not the operator token');
+    await this.limits.refund('authFail', address);
     const maxAge = Math.floor(this.sessions.lifetimeMs / 1000);
     void reply.header('set-cookie', sessionSetCookie(session.id, maxAge, req.protocol === 'https'));
     void reply.header('cache-control', 'no-store');

@@ -195,6 +195,11 @@ describe('Chat, conversations, messages (e2e)', () => {
       ['an unknown where operator', { where: { version: { $regex: 'x' } } }, /unknown operator/],
       ['an and/or combination', { where: { $or: [{ version: { $eq: 1 } }] } }, /not supported/],
       ['a string for $gt', { where: { version: { $gt: 'x' } } }, /must be a number/],
+      [
+        'an $in list over the limit',
+        { where: { version: { $in: Array.from({ length: 32_767 }, (_, i) => i) } } },
+        /\$in may hold at most 1000 values/,
+      ],
       ['a missing question', { question: undefined }, /question/],
       ['history of the wrong type', { history: 'none' }, /history/],
       ['a malformed history entry', { history: [{ prompt: 1 }] }, /prompt/],

@@ -280,6 +280,64 @@ describe('indexes: re-sync, incremental ingestion and auto sync (e2e, local site
         rmSync(dataDir, { recursive: true, force: true });
       }
     });
+
+    it('switching auto sync off cancels a queued scheduled sync and keeps one asked for by hand', async () => {
+      resetSite();
+      // A second site whose page is held until released: its load keeps the project's one
+      // in-process worker slot busy, so the syncs queued behind it wait.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let asked = false;
+      const slow = await startServer((req, res) => {
+        if (req.url === '/robots.txt') return void res.writeHead(404).end();
+        asked = true;
+        void held.then(() => {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(
+            `<!doctype html><html><body><main><h1>Slow</h1><p>${text('slow page')}</p></main></body></html>`,
+          );
+        });
+      });
+      const t = await startTestApp({
+        KBQA_ALLOW_PRIVATE_HOSTS: `${site.server.hostPort},${slow.hostPort}`,
+      });
+      try {
+        const p = await t.createProject('auto-off');
+        const first = await t
+          .post('/v1/ingestData', { api_key: p.serverKey, url: `${site.origin}/` })
+          .expect(200);
+        await t.waitForTask(first.body.task_id as number);
+        const indexes = t.app.get(IndexesService);
+        const [index] = await indexes.list(p.id);
+        await indexes.setAutoSync(index!.id, true);
+
+        const blocking = await t
+          .post('/v1/ingestData', { api_key: p.serverKey, url: `${slow.origin}/` })
+          .expect(200);
+        await waitFor(() => Promise.resolve(asked ? true : undefined), 10_000);
+        const [scheduled] = await indexes.startDueSyncs(Date.now() + 10 * 24 * 3_600_000);
+        expect(scheduled).toBeDefined();
+        const byHand = await indexes.resync(index!.id);
+
+        const view = await indexes.setAutoSync(index!.id, false);
+        expect(view.auto_sync).toBe(false);
+        release();
+        await t.waitForTask(blocking.body.task_id as number, 30_000);
+        const handStatus = await t.waitForTask(byHand, 30_000);
+        expect(handStatus.result).toMatchObject({ success: true });
+        const [row] = await t.query<{ status: string; error_code: string; attempts: number }>(
+          'SELECT status, error_code, attempts FROM ingestion_tasks WHERE id = ?',
+          [scheduled],
+        );
+        expect(row).toEqual({ status: 'completed', error_code: 'ABORTED', attempts: 0 });
+      } finally {
+        release();
+        await t.close();
+        await slow.close();
+      }
+    });
   });
 
   const redisUrl = process.env.REDIS_URL;

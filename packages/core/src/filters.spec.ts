@@ -1,5 +1,5 @@
 import { KbqaError } from './errors';
-import { parseWhere } from './filters';
+import { MAX_IN_VALUES, MAX_WHERE_FIELDS, parseWhere } from './filters';
 
 describe(parseWhere.name, () => {
   it('parses one operator per field', () => {
@@ -15,6 +15,28 @@ describe(parseWhere.name, () => {
     expect(() => parseWhere({ v: { $gt: 'x' } })).toThrow(/must be a number/);
     expect(() => parseWhere({ v: { $in: [] } })).toThrow(/non-empty array/);
     expect(() => parseWhere({ v: 3 })).toThrow(KbqaError);
+  });
+
+  it('refuses an $in list longer than MAX_IN_VALUES with a bad request naming the limit', () => {
+    const atLimit = Array.from({ length: MAX_IN_VALUES }, (_, i) => i);
+    expect(parseWhere({ v: { $in: atLimit } })).toHaveLength(1);
+    const tooMany = Array.from({ length: 32_767 }, (_, i) => i);
+    let caught: unknown;
+    try {
+      parseWhere({ v: { $in: tooMany } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(KbqaError);
+    expect((caught as KbqaError).status).toBe(400);
+    expect((caught as KbqaError).message).toContain(`at most ${MAX_IN_VALUES} values`);
+  });
+
+  it('refuses a where object naming more than MAX_WHERE_FIELDS fields', () => {
+    const where = Object.fromEntries(
+      Array.from({ length: MAX_WHERE_FIELDS + 1 }, (_, i) => [`f${i}`, { $eq: i }]),
+    );
+    expect(() => parseWhere(where)).toThrow(`at most ${MAX_WHERE_FIELDS} fields`);
   });
 });
 

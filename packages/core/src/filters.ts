@@ -11,6 +11,11 @@ export interface MetadataCondition {
   value: FilterScalar | FilterScalar[];
 }
 
+/** Most values one `$in` list may hold (SQLite binds each as a variable; it allows 32,766 in all). */
+export const MAX_IN_VALUES = 1000;
+/** Most fields one `where` object may name, so the total of bound values stays far under SQLite's limit. */
+export const MAX_WHERE_FIELDS = 16;
+
 const NUMERIC_ONLY = new Set<FilterOperator>(['$gt', '$gte', '$lt', '$lte']);
 const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
@@ -23,8 +28,12 @@ export function parseWhere(where: unknown): MetadataCondition[] {
   if (typeof where !== 'object' || Array.isArray(where)) {
     throw new KbqaError('BAD_REQUEST', 'where must be an object of {field: {operator: value}}');
   }
+  const fields = Object.entries(where as Record<string, unknown>);
+  if (fields.length > MAX_WHERE_FIELDS) {
+    throw new KbqaError('BAD_REQUEST', `where may name at most ${MAX_WHERE_FIELDS} fields`);
+  }
   const conditions: MetadataCondition[] = [];
-  for (const [field, spec] of Object.entries(where as Record<string, unknown>)) {
+  for (const [field, spec] of fields) {
     if (field === '$and' || field === '$or' || field === '$not') {
       throw new KbqaError('BAD_REQUEST', `where: ${field} combinations are not supported`);
     }
@@ -52,6 +61,12 @@ export function parseWhere(where: unknown): MetadataCondition[] {
         throw new KbqaError(
           'BAD_REQUEST',
           `where.${field}.$in must be a non-empty array of strings or numbers`,
+        );
+      }
+      if (value.length > MAX_IN_VALUES) {
+        throw new KbqaError(
+          'BAD_REQUEST',
+          `where.${field}.$in may hold at most ${MAX_IN_VALUES} values (got ${value.length})`,
         );
       }
       conditions.push({ field, op: operator, value });

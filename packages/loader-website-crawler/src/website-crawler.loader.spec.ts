@@ -276,6 +276,27 @@ describe(WebsiteCrawlerLoader.name, () => {
       }
     });
 
+    it('requests the start URL with its trailing slash as given', async () => {
+      const site = await startSiteServer({
+        pages: new Map(),
+        handle: (req, res) => {
+          const found = req.url === '/prefix-start/';
+          res.writeHead(found ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(found ? page('Prefix start', text('the prefix')) : page('Not found', ''));
+          return true;
+        },
+      });
+      try {
+        const result = await crawl(site, { path: '/prefix-start/' }, { maxPages: 3 });
+        expect(site.requests).toContain('/prefix-start/');
+        expect(site.requests).not.toContain('/prefix-start');
+        expect(result.documents.map((d) => d.title)).toEqual(['Prefix start']);
+        expect(result.documents[0]?.link).toBe(`${site.origin}/prefix-start/`);
+      } finally {
+        await site.close();
+      }
+    });
+
     it('fails the load with the start page error when nothing could be indexed', async () => {
       const loader = new WebsiteCrawlerLoader({ fetcher: fetcherFor(server) });
       const context: LoadContext = { signal: new AbortController().signal, progress: () => undefined };

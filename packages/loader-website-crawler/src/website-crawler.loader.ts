@@ -37,8 +37,11 @@ export interface WebsiteCrawlerOptions extends SiteLoaderOptions {
 }
 
 interface Target {
+  /** The normalized URL: the page's key for deduplication and sync. */
   url: string;
   depth: number;
+  /** The URL to request when it is not `url` (the start page keeps its path as given). */
+  fetchUrl?: string;
 }
 
 /**
@@ -70,6 +73,9 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     this.validate(request);
     const { signal } = context;
     const start = normalizeUrl(request.url)!;
+    // Normalizing drops a trailing slash, but servers may answer `/docs/` and `/docs` differently:
+    // the start page is requested, and linked, with its path as given.
+    const startAsGiven = withPathOf(start, request.url);
     // The start page may redirect to its real origin (http → https, bare → www); the crawl then
     // stays on that one. Only the start page can move it, before any link is followed.
     let origin = new URL(start).origin;
@@ -81,7 +87,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     const seen = new Set<string>([start]);
     /** The documents yielded, by canonical (or final) URL and by text. */
     const pages = new SitePageIndex();
-    const queue: Target[] = [{ url: start, depth: 0 }];
+    const queue: Target[] = [{ url: start, depth: 0, fetchUrl: startAsGiven }];
     let head = 0;
     let scheduled = 0;
     let done = 0;
@@ -132,7 +138,7 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       try {
         res = await fetchSitePage(
           this.site.fetcher,
-          target.url,
+          target.fetchUrl ?? target.url,
           signal,
           this.site.maxPageBytes,
           known?.version,
@@ -202,7 +208,9 @@ export class WebsiteCrawlerLoader implements SourceLoader {
         skip({ url: finalUrl, code: outcome.code, reason: outcome.skipped });
         return undefined;
       }
-      return outcome.document;
+      const { document } = outcome;
+      // The start page's link is the URL the operator gave (and the server answered), slash included.
+      return isStart && document.link === start ? { ...document, link: startAsGiven } : document;
     };
 
     // A small pool: up to `concurrency` pages in flight, finished documents handed out in
@@ -277,6 +285,13 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       throw new KbqaError('NO_CONTENT', `no page with extractable text found from ${start}`);
     }
   }
+}
+
+/** `normalized` with the path of `given` (the same URL before normalization), e.g. its trailing slash. */
+function withPathOf(normalized: string, given: string): string {
+  const url = new URL(normalized);
+  url.pathname = new URL(given).pathname;
+  return url.href;
 }
 
 function abortedError(): KbqaError {

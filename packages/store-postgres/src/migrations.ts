@@ -257,6 +257,15 @@ export const MIGRATIONS: readonly Migration[] = [
         CHECK (started_by IN ('server', 'anon'))`,
     ],
   },
+  {
+    id: 6,
+    name: 'scheduled-tasks',
+    statements: [
+      // Whether the auto-sync schedule started a task: switching auto sync off cancels those
+      // still pending. Older tasks count as asked for by hand.
+      'ALTER TABLE ingestion_tasks ADD COLUMN scheduled boolean NOT NULL DEFAULT false',
+    ],
+  },
 ];
 
 /**

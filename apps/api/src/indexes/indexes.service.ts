@@ -66,7 +66,8 @@ export class IndexesService {
 
   /**
    * Switches auto sync. On: the first sync is due one interval from now (the index was just
-   * loaded or synced); off: nothing is scheduled.
+   * loaded or synced); off: nothing is scheduled, and scheduled syncs of the index still waiting
+   * to run are cancelled (completed as failed with `ABORTED`). Syncs asked for by hand still run.
    */
   async setAutoSync(id: number, on: boolean): Promise<IndexView> {
     const row = await this.get(id);
@@ -77,6 +78,7 @@ export class IndexesService {
         updatedAt: nowTimestamp(),
       });
     }
+    if (!on) await this.cancelScheduledSyncs(row.id);
     return this.show(id);
   }
 
@@ -131,21 +133,41 @@ export class IndexesService {
         .execute();
       if (claimed.affected !== 1) continue;
       if (await this.openTask(index.id)) continue;
-      started.push(await this.startSync(index));
+      started.push(await this.startSync(index, true));
     }
     return started;
   }
 
-  private async startSync(index: IndexEntity): Promise<number> {
+  private async startSync(index: IndexEntity, scheduled = false): Promise<number> {
     const task = await insertTask(this.tasks, {
       projectId: index.projectId,
       kind: index.type,
       payload: JSON.stringify(indexRequest(index)),
       total: 0,
       indexId: index.id,
+      scheduled,
     });
     await this.queue?.enqueue({ id: task.id, projectId: task.projectId });
     return task.id;
+  }
+
+  /**
+   * Completes the index's scheduled syncs that are still pending, so their queued jobs find
+   * nothing to run (the runner skips completed tasks). A sync already running is left to finish.
+   */
+  private async cancelScheduledSyncs(indexId: number): Promise<void> {
+    const now = nowTimestamp();
+    await this.tasks.update(
+      { indexId, status: 'pending', scheduled: true },
+      {
+        status: 'completed',
+        success: false,
+        errorCode: 'ABORTED',
+        error: 'cancelled: auto sync was switched off before this scheduled sync ran',
+        updatedAt: now,
+        finishedAt: now,
+      },
+    );
   }
 
   /** A pending or running task of the index, if any. */

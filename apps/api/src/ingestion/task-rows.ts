@@ -9,6 +9,8 @@ export interface NewTask {
   payload: string;
   total: number;
   indexId: number | null;
+  /** Started by the auto-sync schedule (default: asked for by hand). */
+  scheduled?: boolean;
 }
 
 /**
@@ -22,6 +24,7 @@ export async function insertTask(
   const now = nowTimestamp();
   const row = tasks.create({
     ...task,
+    scheduled: task.scheduled ?? false,
     status: 'pending',
     current: 0,
     currentStep: 'PENDING',

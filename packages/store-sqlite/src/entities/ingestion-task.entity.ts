@@ -65,6 +65,10 @@ export class IngestionTaskEntity {
   @Column('text', { nullable: true })
   counts!: string | null;
 
+  /** Started by the auto-sync schedule, not by hand: cancelled while pending when auto sync is switched off. */
+  @Column('boolean', { default: false })
+  scheduled!: boolean;
+
   @Column('integer', { default: 0 })
   attempts!: number;
 

@@ -16,6 +16,7 @@ import { VectorChanges1734300000000 } from './1734300000000-vector-changes';
 import { ChunkGeneration1734400000000 } from './1734400000000-chunk-generation';
 import { FtsTotals1734500000000 } from './1734500000000-fts-totals';
 import { ConversationStarter1734600000000 } from './1734600000000-conversation-starter';
+import { ScheduledTasks1734700000000 } from './1734700000000-scheduled-tasks';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   ChunkGeneration1734400000000,
   FtsTotals1734500000000,
   ConversationStarter1734600000000,
+  ScheduledTasks1734700000000,
 ];

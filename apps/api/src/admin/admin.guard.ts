@@ -60,14 +60,11 @@ export class AdminGuard implements CanActivate {
     const req = http.getRequest<AdminRequest>();
     const reply = http.getResponse<HeaderReply>();
     const address = req.ip ?? 'unknown';
-    // Counted before the token is checked (and given back when it is right), so a burst of guesses
-    // gets no more answers than the limit; past it even a right guess learns nothing.
-    const wait = await this.limits.reserve('authFail', address);
+    // Checked before the token, as for API keys: past the limit even a right guess learns nothing.
+    const wait = await this.limits.blocked('authFail', address);
     if (wait !== undefined) throw tooMany(reply, wait, 'too many failed token checks from this address');
-    if (await this.authenticated(req)) {
-      await this.limits.refund('authFail', address);
-      return true;
-    }
+    if (await this.authenticated(req)) return true;
+    await this.limits.consume('authFail', address);
     reply.header('WWW-Authenticate', 'Bearer realm="kbqa-admin"');
     throw new KbqaError(
       'UNAUTHORIZED',

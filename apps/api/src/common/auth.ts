@@ -65,14 +65,15 @@ export class ApiKeyGuard implements CanActivate {
     if (typeof presented !== 'string') throw new KbqaError('INVALID_API_KEY', 'api_key must be a string');
     const address = req.ip ?? 'unknown';
     const reply = context.switchToHttp().getResponse<HeaderReply>();
-    // Counted before the check and given back when the key is known, so a burst cannot outrun it.
-    const wait = await this.limits.reserve('authFail', address);
+    const wait = await this.limits.blocked('authFail', address);
     if (wait !== undefined) {
       throw tooMany(reply, wait, 'too many failed key checks from this address');
     }
     const auth = await this.projects.authenticate(presented);
-    if (!auth) throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
-    await this.limits.refund('authFail', address);
+    if (!auth) {
+      await this.limits.consume('authFail', address);
+      throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
+    }
     if (auth.kind === 'anon' && access === 'server') {
       throw new KbqaError(
         'FORBIDDEN',

@@ -82,23 +82,13 @@ export class RateLimits implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /**
-   * Counts a credential check before it is made (one atomic increment, in Redis or in memory):
-   * seconds to wait when the bucket was already spent, so the check must not run, else undefined.
-   * Counting first is what holds the limit under a burst: checking and counting afterwards lets
-   * every request of a burst pass the check before any of them is counted. A check that passes
-   * gives its count back with {@link refund}.
-   */
-  async reserve(bucket: Bucket, key: string): Promise<number | undefined> {
-    return this.consume(bucket, key);
-  }
-
-  /** Gives back the count of a {@link reserve} whose check passed, so only failures spend the bucket. */
-  async refund(bucket: Bucket, key: string): Promise<void> {
-    await this.limiters
-      .get(bucket)
-      ?.reward(key, 1)
-      .catch(() => undefined); // a lost refund only errs on the strict side
+  /** Seconds to wait when the bucket is spent (without counting this request). */
+  async blocked(bucket: Bucket, key: string): Promise<number | undefined> {
+    const limiter = this.limiters.get(bucket);
+    if (!limiter) return undefined;
+    const res = await limiter.get(key).catch(() => null);
+    if (!res || res.consumedPoints < limiter.points) return undefined;
+    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   }
 
   /**

@@ -45,12 +45,13 @@ export class DashboardController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionResponse> {
     const address = req.ip ?? 'unknown';
-    // Counted before the check, given back when it passes: a burst cannot outrun the limit.
-    const wait = await this.limits.reserve('authFail', address);
+    const wait = await this.limits.blocked('authFail', address);
     if (wait !== undefined) throw tooMany(reply, wait, 'too many failed logins from this address');
     const session = await this.sessions.open(dto.token.trim());
-    if (!session) throw new KbqaError('UNAUTHORIZED', 'that is not the operator token');
-    await this.limits.refund('authFail', address);
+    if (!session) {
+      await this.limits.consume('authFail', address);
+      throw new KbqaError('UNAUTHORIZED', 'that is not the operator token');
+    }
     const maxAge = Math.floor(this.sessions.lifetimeMs / 1000);
     void reply.header('set-cookie', sessionSetCookie(session.id, maxAge, req.protocol === 'https'));
     void reply.header('cache-control', 'no-store');

@@ -87,8 +87,7 @@ export class McpEndpoint {
     reply: FastifyReply,
   ): Promise<AuthenticatedKey | undefined> {
     const address = req.ip;
-    // Counted before the check and given back when the key is known, so a burst cannot outrun it.
-    const wait = await this.limits.reserve('authFail', address);
+    const wait = await this.limits.blocked('authFail', address);
     if (wait !== undefined) {
       void reply.header('Retry-After', String(wait));
       sendError(
@@ -101,18 +100,17 @@ export class McpEndpoint {
     }
     const presented = bearerToken(req.headers.authorization);
     if (presented === undefined) {
-      await this.limits.refund('authFail', address); // no key is not a guess
       void reply.header('WWW-Authenticate', 'Bearer realm="kbqa"');
       sendError(reply, 401, 'UNAUTHORIZED', 'Authorization: Bearer <project API key> is required');
       return undefined;
     }
     const auth = await this.projects.authenticate(presented);
     if (!auth) {
+      await this.limits.consume('authFail', address);
       void reply.header('WWW-Authenticate', 'Bearer realm="kbqa", error="invalid_token"');
       sendError(reply, 401, 'UNAUTHORIZED', 'Invalid API key or project not found');
       return undefined;
     }
-    await this.limits.refund('authFail', address);
     return auth;
   }
 }

@@ -39,8 +39,7 @@ function flag(name) {
 }
 
 /** The training rows of one question: each unit's inputs and whether it holds a key fact. */
-function rowsOf({ item, input }) {
-  const generator = new answer.ExtractiveAnswerGenerator({ scorer: 'hand' });
+function rowsOf({ item, input }, generator) {
   const units = generator.scoredUnits(input.question, input.sources, input.context, input.unknownWords);
   const type = answer.analyzeQuestion(input.question).type;
   const facts = (item.facts || []).map(norm);
@@ -76,7 +75,9 @@ function train(questions, off = new Set()) {
 function main() {
   const entries = tracedQuestions(readTrace(flag('trace')));
   const dev = entries.filter((e) => !UNSEEN_SETS.has(e.set) && e.item.type !== 'not-covered');
-  for (const e of dev) e.rows = rowsOf(e);
+  // The features do not depend on the scorer; one generator reads every question's units.
+  const reader = new answer.ExtractiveAnswerGenerator({ scorer: 'hand' });
+  for (const e of dev) e.rows = rowsOf(e, reader);
   const devSets = [...new Set(dev.map((e) => e.set))];
   const shipped = train(dev);
   const compose = (options) => {

@@ -304,16 +304,11 @@ export function lintAnswer(text: string, citable?: ReadonlySet<number>): Hygiene
 export function guardPieces(pieces: string[], citable: ReadonlySet<number>): string[] {
   const kept: string[] = [];
   const seen = new Set<string>();
+  const holdsCode = (piece: string): boolean => /(?:```|~~~)/.test(piece);
   const shows = (piece: string | undefined): boolean =>
-    piece !== undefined &&
-    (FENCE.test(piece.replace(/^\s+/, '')) ||
-      /(?:```|~~~)/.test(piece) ||
-      piece
-        .trim()
-        .split('\n')
-        .some((l) => LIST_ITEM.test(l)));
+    piece !== undefined && (holdsCode(piece) || piece.split('\n').some((l) => LIST_ITEM.test(l)));
   pieces.forEach((piece, i) => {
-    if (/(?:```|~~~)/.test(piece)) {
+    if (holdsCode(piece)) {
       kept.push(piece);
       return;
     }

@@ -61,6 +61,7 @@ export async function toolsCommand(
     const text = [
       ...result.tools.map((t) => `created ${line(t)}`),
       ...result.skipped.map((s) => `skipped ${s.operation}: ${s.reason}`),
+      ...result.notes.map((n) => `note: ${n}`),
     ];
     return { text: text.join('\n') || 'the document has no operations', json: result };
   }

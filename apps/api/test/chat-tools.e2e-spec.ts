@@ -318,6 +318,29 @@ describe('Chat with project tools (e2e, fake LLM and tool API on 127.0.0.1)', ()
     expect(received).toHaveLength(2);
   });
 
+  it('offers at most 64 tools per chat, the ones the question is about when the project has more', async () => {
+    const many = await t.createProject('many tools');
+    const tools = t.app.get(ToolsService);
+    // 79 look-alike tools first, then the one the question is about: offered by relevance, not age.
+    for (let i = 0; i < 79; i++) {
+      await tools.create(many.id, {
+        ...tool(`warehouse_${i}`, api.origin),
+        description: `Stock of warehouse ${i}`,
+      });
+    }
+    await tools.create(many.id, {
+      ...tool('printShippingLabel', api.origin),
+      description: 'Prints the shipping label of a parcel',
+    });
+    llm.script = { kind: 'answer', pieces: ['Use the label tool.'] };
+    await chat(many.serverKey, { question: 'Can you print the shipping label for my parcel?' });
+    const offered = llm.requests[0]!.body.tools!.map((x) => x.function.name);
+    expect(offered).toHaveLength(64);
+    expect(offered).toContain('printShippingLabel');
+    // The others keep their order, oldest first.
+    expect(offered.slice(0, 3)).toEqual(['warehouse_0', 'warehouse_1', 'warehouse_2']);
+  });
+
   it('sends the request as before, and no tool event, for a project without tools', async () => {
     llm.script = { kind: 'answer', pieces: ['No tools here.'] };
     const res = await chat(plain.serverKey, {});

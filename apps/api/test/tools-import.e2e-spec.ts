@@ -247,6 +247,7 @@ describe('Tools import from OpenAPI (e2e)', () => {
           reason: 'the project already has a tool named getItem; not overwritten',
         },
       ],
+      notes: [],
     });
     const stored = await t.query<{ url: string }>("SELECT url FROM tools WHERE name = 'getItem'");
     expect(stored).toEqual([{ url: `${api.origin}/v1/items/{id}?lang={lang}` }]);
@@ -327,6 +328,11 @@ describe('Tools import from OpenAPI (e2e)', () => {
           name: `op${OPENAPI_MAX_TOOLS_PER_PROJECT}`,
           reason: `the project has reached the limit of ${OPENAPI_MAX_TOOLS_PER_PROJECT} tools; not created`,
         },
+      ]);
+      // The report says that a chat will not offer all of them.
+      expect(res.body.notes).toEqual([
+        `the project has ${OPENAPI_MAX_TOOLS_PER_PROJECT} tools; a chat offers at most 64 of them, ` +
+          'the ones whose names and descriptions best match the question',
       ]);
     });
   });

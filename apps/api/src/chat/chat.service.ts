@@ -108,7 +108,9 @@ export class ChatService {
     const systemPrompt = this.generator.usesSystemPrompt
       ? ((await this.projects.getProject(projectId)).systemPrompt ?? undefined)
       : undefined;
-    const tools = this.generator.supportsTools ? await this.tools.chatTools(projectId, keyKind) : [];
+    const tools = this.generator.supportsTools
+      ? await this.tools.chatTools(projectId, keyKind, search.question)
+      : [];
     const runId = randomUUID();
     const calledAt = new Map<string, string>();
     const turn: Omit<ChatTurn, 'pieces'> = {

@@ -6,6 +6,7 @@ import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
+import { chooseChatTools, MAX_TOOLS_PER_CHAT } from './chat-tool-choice';
 import { OPENAPI_MAX_DOCUMENT_BYTES, OPENAPI_MAX_TOOLS_PER_PROJECT } from './openapi-limits';
 import { parseOpenApiText, toolsFromOpenApi, type SkippedOperation } from './openapi-import';
 import {
@@ -69,6 +70,8 @@ export interface OpenApiImportInput {
 export interface OpenApiImportResult {
   tools: ToolView[];
   skipped: SkippedOperation[];
+  /** What the operator should know about the result as a whole (the per-chat tool limit). */
+  notes: string[];
 }
 
 /** Builds the tools' fetcher: the loaders' address policy and allowlist, no retries, the tool time limit. */
@@ -134,9 +137,10 @@ export class ToolsService implements OnModuleDestroy {
    * {@link usableInChat} as callable tools, for the chat loop, followed by the tools of the
    * project's MCP sources (public ones only for an anon key), listed live from their servers: a
    * source that cannot be listed is logged and left out, and a source tool whose name an HTTP
-   * tool has is offered as `<source>_<tool>` (see ToolSourcesService.chatTools).
+   * tool has is offered as `<source>_<tool>` (see ToolSourcesService.chatTools). A chat offers at
+   * most MAX_TOOLS_PER_CHAT of them: the most relevant to the question when there are more.
    */
-  async chatTools(projectId: number, keyKind: 'server' | 'anon'): Promise<ChatTool[]> {
+  async chatTools(projectId: number, keyKind: 'server' | 'anon', question = ''): Promise<ChatTool[]> {
     const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
     const rows = await this.tools.find({ where, order: { id: 'ASC' } });
     const http: ChatTool[] = rows.map((row) => ({
@@ -156,7 +160,7 @@ export class ToolsService implements OnModuleDestroy {
       },
     }));
     const fromSources = await this.sources.chatTools(projectId, keyKind, new Set(http.map((t) => t.name)));
-    return [...http, ...fromSources];
+    return chooseChatTools([...http, ...fromSources], question);
   }
 
   async show(id: number): Promise<ToolView> {
@@ -264,7 +268,14 @@ export class ToolsService implements OnModuleDestroy {
     this.logger.log(
       `project ${projectId}: imported ${created.length} tool(s) from OpenAPI, skipped ${skipped.length}`,
     );
-    return { tools: created, skipped };
+    const notes =
+      count > MAX_TOOLS_PER_CHAT
+        ? [
+            `the project has ${count} tools; a chat offers at most ${MAX_TOOLS_PER_CHAT} of them, ` +
+              'the ones whose names and descriptions best match the question',
+          ]
+        : [];
+    return { tools: created, skipped, notes };
   }
 
   private async fetchDocument(url: string): Promise<unknown> {

@@ -3,26 +3,28 @@ import { ExtractiveAnswerGenerator } from './extractive-answer.generator';
 import { introOf } from './extractive/neighbours';
 import { antecedentOf } from './extractive/pass/antecedents';
 import { DEFAULT_PROFILE } from './extractive/profile';
-import type { UnitRecord } from './extractive/types';
+import type { Candidate, UnitRecord } from './extractive/types';
 import { readSources } from './extractive/units';
 import { sourceHeader } from './openai.prompts';
 
 /**
- * The token budget of a model's context when none is configured (`KBQA_LLM_CONTEXT_TOKENS`):
- * the smallest of the measured budgets at which the key facts of the unseen answers sets are in
- * the context as often as the issue asks, or as retrieval allows (docs/answers.md, "The model's
- * context"; figures in docs/benchmarks.md).
+ * The token budget of a model's context when none is configured (`KBQA_LLM_CONTEXT_TOKENS`).
+ * Retrieval caps context recall below the issue's 0.95, so the default is the smallest budget
+ * whose context holds the key facts as often as the whole retrieved chunks do, chosen on the
+ * development answers sets with a margin for text nobody tuned on; a larger one only makes the
+ * prompt slower to read (docs/answers.md, "The model's context"; figures in docs/benchmarks.md).
  */
-export const DEFAULT_MODEL_CONTEXT_TOKENS = 1000;
+export const DEFAULT_MODEL_CONTEXT_TOKENS = 750;
 
 /**
  * The steps of {@link buildModelContext} past ranking units by score, each switchable by name for
  * an experiment (bench/answers/context-recall.js):
  * - answerFirst: the units the extractive answer quotes go in first, in its order;
+ * - density: the other units by score per token (greedy knapsack), not by score alone;
  * - neighbours: a unit brings what it cannot be read without, when that fits (a sentence's
  *   antecedent, a list item's introduction, the sentence introducing a code block).
  */
-export const MODEL_CONTEXT_STEPS = ['answerFirst', 'neighbours'] as const;
+export const MODEL_CONTEXT_STEPS = ['answerFirst', 'density', 'neighbours'] as const;
 
 export type ModelContextStep = (typeof MODEL_CONTEXT_STEPS)[number];
 
@@ -79,7 +81,7 @@ export function estimateTokens(text: string): number {
  * budget, instead of whole chunks, because on a CPU reading the prompt is most of the wait.
  *
  * Order of filling: a curated source (a taught answer) whole, as the answer is made from it; the
- * units the extractive answer quotes; then the others by the extractive score. Each unit comes
+ * units the extractive answer quotes; then the others by the extractive score per token. Each unit comes
  * with what it cannot be read without when that fits too, and is left out when even it alone
  * does not fit, so a shorter unit after it may still go in. Each source's chosen units are shown
  * in document order under their headings, so the model reads them as the page wrote them, and
@@ -101,10 +103,15 @@ export function buildModelContext(input: ModelContextInput, options: ModelContex
     return fill.result();
   }
   const { candidates, chosen, profile } = selection;
-  const ranked = [
-    ...(off.has('answerFirst') ? [] : chosen),
-    ...[...candidates].sort((a, b) => b.score - a.score),
-  ];
+  // A unit is worth its odds of holding what was asked (the score, relative to the best unit's)
+  // per token it costs: a long code block must be that much likelier than the sentences it
+  // would push out.
+  const worth = (c: Candidate): number =>
+    off.has('density') ? c.score : c.score / estimateTokens(c.unit.text);
+  const byWorth = (units: Candidate[]): Candidate[] => [...units].sort((a, b) => worth(b) - worth(a));
+  // The answer's units by their own worth, not in answer order, which puts a sentence's
+  // antecedent before it: the sentence goes in first and brings it when both fit.
+  const ranked = [...(off.has('answerFirst') ? [] : byWorth(chosen)), ...byWorth(candidates)];
   for (const unit of ranked) {
     const before = off.has('neighbours')
       ? undefined

@@ -69,7 +69,7 @@ export interface ModelContext {
  * token, a little fewer on code; words × 1.3, the other rule of thumb, undercounts markdown,
  * whose punctuation, backticks and identifiers are tokens of their own. A budget is a target for
  * the time spent reading the prompt, not a hard limit of the model, so an estimate within a tenth
- * either way serves (docs/benchmarks.md has the comparison with a real tokenizer).
+ * either way serves (docs/retrieval-experiments.md compares it with a real tokenizer).
  */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

@@ -111,7 +111,9 @@ export function buildModelContext(input: ModelContextInput, options: ModelContex
   const byWorth = (units: Candidate[]): Candidate[] => [...units].sort((a, b) => worth(b) - worth(a));
   // The answer's units by their own worth, not in answer order, which puts a sentence's
   // antecedent before it: the sentence goes in first and brings it when both fit.
-  const ranked = [...(off.has('answerFirst') ? [] : byWorth(chosen)), ...byWorth(candidates)];
+  // The "…" the answer shows after a list cut short is no unit of the sources.
+  const quoted = chosen.filter((c) => candidates.includes(c));
+  const ranked = [...(off.has('answerFirst') ? [] : byWorth(quoted)), ...byWorth(candidates)];
   for (const unit of ranked) {
     const before = off.has('neighbours')
       ? undefined

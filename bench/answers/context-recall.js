@@ -6,7 +6,7 @@
 // retrieved chunks (the ceiling: what the context is cut from), for every unit of them (no budget:
 // what reading the chunks into units keeps), and for the extractive answer itself.
 //
-// The unseen sets (held-out, dev5, vite, the held-out and vite follow-ups) are report-only: their
+// The unseen sets (held-out, dev5, vite2, the held-out and vite2 follow-ups) are report-only: their
 // misses are never printed and no choice is tuned on them.
 //
 // Usage: node bench/answers/context-recall.js [--trace FILE] [--budgets 250,500,1000,2000]

@@ -49,7 +49,7 @@ function setNames() {
 function readTrace(given, { followUps = false } = {}) {
   if (given) return readFileSync(given, 'utf8');
   const sets = setNames();
-  if (followUps) sets.push('follow-ups', ...(viteCorpus() ? ['vite-follow-ups'] : []));
+  if (followUps) sets.push('follow-ups', ...(viteCorpus() ? ['vite-follow-ups', 'vite2-follow-ups'] : []));
   const dir = tempDir('kbqa-answers-trace-');
   const file = path.join(dir, 'trace.jsonl');
   try {
@@ -96,14 +96,15 @@ function tracedQuestions(traceText) {
 const FOLLOW_UP_SETS = [
   { set: 'follow-ups', heldout: 'follow-ups held-out', file: 'followups.json', after: 'fastify' },
   { set: 'vite follow-ups', heldout: 'vite follow-ups', file: 'followups-vite.json', after: 'vite' },
+  { set: 'vite2 follow-ups', heldout: 'vite2 follow-ups', file: 'followups-vite2.json', after: 'vite2' },
 ];
-const FOLLOW_UP_UNSEEN = new Set(['follow-ups held-out', 'vite follow-ups']);
+const FOLLOW_UP_UNSEEN = new Set(['follow-ups held-out', 'vite2 follow-ups']);
 
 /**
  * The follow-up pairs with key facts, with the generator input the trace holds for their second
  * turn: `{ set, item, input }`. A follow-up's words ("and the preview server?") are no key to its
  * input, so the trace is read in the order quality.js asks: the fastify single sets, the fastify
- * pairs (first turn, follow-up), the vite set, the vite pairs. It must come from a run of every
+ * pairs (first turn, follow-up), then each vite set and its pairs. It must come from a run of every
  * set with follow-ups (readTrace with `{ followUps: true }`); a trace of fewer sets throws.
  */
 function tracedFollowUps(traceText) {
@@ -114,13 +115,13 @@ function tracedFollowUps(traceText) {
     .map((line) => JSON.parse(line));
   const single = (names) =>
     names.reduce((n, set) => n + require(path.join(__dirname, ANSWER_SETS[set])).length, 0);
-  const fastify = Object.keys(ANSWER_SETS).filter((s) => s !== 'vite');
+  const fastify = Object.keys(ANSWER_SETS).filter((s) => !s.startsWith('vite'));
   const out = [];
   let at = single(fastify);
   for (const { set, heldout, file, after } of FOLLOW_UP_SETS) {
-    if (after === 'vite') {
-      if (!setNames().includes('vite')) break;
-      at += single(['vite']);
+    if (after !== 'fastify') {
+      if (!setNames().includes(after)) break;
+      at += single([after]);
     }
     for (const pair of require(path.join(__dirname, file))) {
       const first = lines[at];

@@ -20,6 +20,7 @@ import {
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { ForegroundGate } from '../common/foreground';
+import { DiskSpace } from '../health/disk-space';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
@@ -117,6 +118,8 @@ export class IngestionRunner implements TaskRunner {
     private readonly embedding: EmbeddingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly foreground?: ForegroundGate,
+    /** Told of writes that failed for lack of space, for /health (the API process only). */
+    @Optional() private readonly disk?: DiskSpace,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
     this.indexes = dataSource.getRepository(IndexEntity);
@@ -155,6 +158,7 @@ export class IngestionRunner implements TaskRunner {
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
       await this.finish(task, { success: true, stats });
+      this.disk?.noteWritten();
       const c = stats.counts;
       this.logger.log(
         `task ${taskId} completed in ${seconds(started)}: ${stats.sources} source(s), ` +
@@ -181,6 +185,7 @@ export class IngestionRunner implements TaskRunner {
           )
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
+      if (error.code === 'STORAGE_FULL') this.disk?.noteFull();
       await this.finish(task, { success: false, stats, error });
       this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }

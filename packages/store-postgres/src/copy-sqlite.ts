@@ -64,8 +64,6 @@ const IDENTITY_TABLES = [
   'projects',
   'api_keys',
   'indexes',
-  'conversations',
-  'messages',
   'taught_answers',
   'tools',
   'tool_sources',

@@ -266,6 +266,18 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE ingestion_tasks ADD COLUMN scheduled boolean NOT NULL DEFAULT false',
     ],
   },
+  {
+    id: 7,
+    name: 'random-conversation-ids',
+    statements: [
+      // New conversations and messages get random ids up to 2^48 (randomRecordId), as tasks do,
+      // so they no longer come from the identity sequences; existing rows keep theirs. The
+      // columns holding them become bigint (a rewrite of both tables, once).
+      'ALTER TABLE conversations ALTER COLUMN id DROP IDENTITY, ALTER COLUMN id TYPE bigint',
+      `ALTER TABLE messages ALTER COLUMN id DROP IDENTITY, ALTER COLUMN id TYPE bigint,
+        ALTER COLUMN conversation_id TYPE bigint, ALTER COLUMN reply_to TYPE bigint`,
+    ],
+  },
 ];
 
 /**

@@ -8,6 +8,7 @@ export * from './request-records';
 export * from './migrations';
 export * from './time';
 export * from './hybrid';
+export * from './ids';
 export * from './vector-index';
 export { splitProseAndCode, type FtsBody } from './fts-document';
 export type { TermScores } from './term-scores';

@@ -20,6 +20,7 @@ import {
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { ForegroundGate } from '../common/foreground';
+import { DiskSpace } from '../health/disk-space';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
@@ -70,7 +71,15 @@ export interface TaskStats {
   skippedCount: number;
   /** `ingestData` tasks: what the load or sync did to the index's pages. */
   counts?: SyncCounts;
-  /** Why pages the sync did not see were kept (it stopped at a limit or met failures). */
+  /**
+   * Sources this task wrote (of `indexed`) that were gone when it ended: deleted (deleteSource)
+   * while it ran, so the index holds that many fewer than `sources` and the counts say.
+   */
+  deletedDuringRun?: number;
+  /**
+   * Why pages the sync did not see were kept (it stopped at a limit or met failures), and that
+   * sources it wrote were deleted while it ran.
+   */
   note?: string;
 }
 
@@ -86,6 +95,15 @@ export interface SyncCounts {
   removed: number;
   /** Pages that could not be fetched or read this time (kept if the index had them). */
   failed: number;
+}
+
+/**
+ * The counts a completed task reports beside `indexed` and `skipped` (the task row's `counts`,
+ * spread into ingestionStatus's `result`): an ingestData task's {@link SyncCounts}, and for any
+ * task the sources it wrote that were deleted while it ran, when there were any.
+ */
+export interface ReportedCounts extends Partial<SyncCounts> {
+  deleted_during_run?: number;
 }
 
 /**
@@ -117,6 +135,8 @@ export class IngestionRunner implements TaskRunner {
     private readonly embedding: EmbeddingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly foreground?: ForegroundGate,
+    /** Told of writes that failed for lack of space, for /health (the API process only). */
+    @Optional() private readonly disk?: DiskSpace,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
     this.indexes = dataSource.getRepository(IndexEntity);
@@ -154,7 +174,9 @@ export class IngestionRunner implements TaskRunner {
       await this.embedding.embedChunks(chunkIds, signal, (current, total) =>
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
+      await this.noteDeletedDuringRun(task, stats);
       await this.finish(task, { success: true, stats });
+      this.disk?.noteWritten();
       const c = stats.counts;
       this.logger.log(
         `task ${taskId} completed in ${seconds(started)}: ${stats.sources} source(s), ` +
@@ -181,6 +203,9 @@ export class IngestionRunner implements TaskRunner {
           )
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
+      if (error.code === 'STORAGE_FULL') this.disk?.noteFull();
+      // Best effort: the store may be what failed; the failure is the report's first news.
+      await this.noteDeletedDuringRun(task, stats).catch(() => undefined);
       await this.finish(task, { success: false, stats, error });
       this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }
@@ -354,6 +379,25 @@ export class IngestionRunner implements TaskRunner {
     );
   }
 
+  /**
+   * Counts the sources this task wrote that are gone now: a deleteSource (or delete_all) that ran
+   * meanwhile, in this process or another, removed them after they were written. The task's
+   * counts (`indexed`, `added`, `updated`) still say what it wrote; this says how much of it is
+   * no longer there. Read from the project's sources by name, so a source another task wrote
+   * again meanwhile counts as there.
+   */
+  private async noteDeletedDuringRun(task: IngestionTaskEntity, stats: TaskStats): Promise<void> {
+    if (stats.indexed.length === 0) return;
+    const present = new Set((await this.store.listSources(task.projectId)).map((s) => s.source));
+    const deleted = new Set(stats.indexed.filter((source) => !present.has(source))).size;
+    if (deleted === 0) return;
+    stats.deletedDuringRun = deleted;
+    const said =
+      `${deleted} source(s) this task wrote were deleted (deleteSource) while it ran, ` +
+      `so the project holds ${deleted} fewer than it indexed`;
+    stats.note = stats.note ? `${stats.note}; ${said}` : said;
+  }
+
   private async prepareSource(
     projectId: number,
     source: string,
@@ -467,7 +511,7 @@ export class IngestionRunner implements TaskRunner {
       stats: JSON.stringify(outcome.stats),
       indexedCount: outcome.stats.sources,
       skippedCount: outcome.stats.skippedCount,
-      counts: outcome.stats.counts ? JSON.stringify(outcome.stats.counts) : null,
+      counts: reportedCounts(outcome.stats),
       // Raw documents can be megabytes and are not needed again; an ingestData request is small
       // and says what the task loaded.
       ...(task.kind === 'documents' ? { payload: '{}' } : {}),
@@ -478,6 +522,14 @@ export class IngestionRunner implements TaskRunner {
       await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
     }
   }
+}
+
+/** The task row's `counts` column: JSON of {@link ReportedCounts}, or null when it has none. */
+function reportedCounts(stats: TaskStats): string | null {
+  const deleted = stats.deletedDuringRun ?? 0;
+  if (!stats.counts && deleted === 0) return null;
+  const counts: ReportedCounts = { ...stats.counts, ...(deleted > 0 ? { deleted_during_run: deleted } : {}) };
+  return JSON.stringify(counts);
 }
 
 function seconds(since: number): string {

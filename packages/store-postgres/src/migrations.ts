@@ -266,6 +266,16 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE ingestion_tasks ADD COLUMN scheduled boolean NOT NULL DEFAULT false',
     ],
   },
+  {
+    id: 7,
+    name: 'task-leases',
+    statements: [
+      // Which process runs a task and until when its claim holds unless renewed (see the API's
+      // TaskLeases): processes sharing the database without Redis never run one task twice.
+      'ALTER TABLE ingestion_tasks ADD COLUMN lease_owner text',
+      'ALTER TABLE ingestion_tasks ADD COLUMN lease_until text',
+    ],
+  },
 ];
 
 /**

@@ -25,6 +25,7 @@ import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
 import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
 import { LoaderRegistry } from './loader-registry';
+import { TASK_LEASES, type TaskLeases } from './task-leases';
 import { EmbeddingService } from '../retrieval/embedding.service';
 
 /** Payload of a raw-documents task, as stored in the task row. */
@@ -117,6 +118,8 @@ export class IngestionRunner implements TaskRunner {
     private readonly embedding: EmbeddingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly foreground?: ForegroundGate,
+    /** Without Redis: runs only tasks it claimed, and writes them only while it holds them. */
+    @Optional() @Inject(TASK_LEASES) private readonly leases: TaskLeases | null = null,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
     this.indexes = dataSource.getRepository(IndexEntity);
@@ -127,12 +130,35 @@ export class IngestionRunner implements TaskRunner {
     if (!task || task.status === 'completed') return;
     // A task ends by itself after taskTimeoutMs; shutdown instead leaves it for the next start.
     const deadline = AbortSignal.timeout(this.config.taskTimeoutMs);
-    const signal = AbortSignal.any([shutdown, deadline]);
-    await this.tasks.update(taskId, {
-      status: 'running',
-      attempts: task.attempts + 1,
-      updatedAt: nowTimestamp(),
-    });
+    // Another process took the task over (this one did not renew its lease in time).
+    const lost = new AbortController();
+    const signal = AbortSignal.any([shutdown, deadline, lost.signal]);
+    if (this.leases) {
+      // Another process runs it, or another task of its project; it stays for whoever is free.
+      if (!(await this.leases.claim(task))) return;
+    } else {
+      await this.tasks.update(taskId, {
+        status: 'running',
+        attempts: task.attempts + 1,
+        updatedAt: nowTimestamp(),
+      });
+    }
+    const release = this.leases?.hold(taskId, () => lost.abort());
+    try {
+      await this.runClaimed(task, shutdown, deadline, lost.signal, signal);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async runClaimed(
+    task: IngestionTaskEntity,
+    shutdown: AbortSignal,
+    deadline: AbortSignal,
+    lost: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const taskId = task.id;
     const started = Date.now();
     this.logger.log(
       `task ${taskId} started: project ${task.projectId}, ${task.kind}` +
@@ -154,7 +180,7 @@ export class IngestionRunner implements TaskRunner {
       await this.embedding.embedChunks(chunkIds, signal, (current, total) =>
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
-      await this.finish(task, { success: true, stats });
+      if (!(await this.finish(task, { success: true, stats }))) return;
       const c = stats.counts;
       this.logger.log(
         `task ${taskId} completed in ${seconds(started)}: ${stats.sources} source(s), ` +
@@ -165,12 +191,17 @@ export class IngestionRunner implements TaskRunner {
             : ''),
       );
     } catch (e) {
+      if (lost.aborted) {
+        this.logger.warn(`task ${taskId}: another process took it over; this run stops without an outcome`);
+        return;
+      }
       if (shutdown.aborted) {
-        // Shutting down: leave the task for the next start, which queues it again.
-        await this.tasks.update(taskId, {
+        // Shutting down: leave the task for the next start (or another process), which runs it again.
+        await this.tasks.update(this.row(taskId), {
           status: 'pending',
           currentStep: 'PENDING',
           updatedAt: nowTimestamp(),
+          ...(this.leases ? { leaseOwner: null, leaseUntil: null } : {}),
         });
         return;
       }
@@ -181,7 +212,7 @@ export class IngestionRunner implements TaskRunner {
           )
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
-      await this.finish(task, { success: false, stats, error });
+      if (!(await this.finish(task, { success: false, stats, error }))) return;
       this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }
   }
@@ -443,7 +474,7 @@ export class IngestionRunner implements TaskRunner {
     const last = this.lastProgress.get(taskId) ?? 0;
     if (!force && now - last < PROGRESS_INTERVAL_MS && p.current < p.total) return;
     this.lastProgress.set(taskId, now);
-    await this.tasks.update(taskId, {
+    await this.tasks.update(this.row(taskId), {
       currentStep: p.step,
       current: p.current,
       total: p.total,
@@ -451,15 +482,24 @@ export class IngestionRunner implements TaskRunner {
     });
   }
 
+  /**
+   * The criteria of a run's writes to its task row: with leases, only while this process holds
+   * it, so a run that was taken over cannot overwrite the new run's progress or outcome.
+   */
+  private row(taskId: number): { id: number; leaseOwner?: string } {
+    return this.leases ? this.leases.own(taskId) : { id: taskId };
+  }
+
+  /** Records the task's outcome; false when another process has taken the task over. */
   private async finish(
     task: IngestionTaskEntity,
     outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const taskId = task.id;
     this.lastProgress.delete(taskId);
     this.progressFailures.delete(taskId);
     const now = nowTimestamp();
-    await this.tasks.update(taskId, {
+    const written = await this.tasks.update(this.row(taskId), {
       status: 'completed',
       success: outcome.success,
       error: outcome.error?.message ?? null,
@@ -473,10 +513,16 @@ export class IngestionRunner implements TaskRunner {
       ...(task.kind === 'documents' ? { payload: '{}' } : {}),
       updatedAt: now,
       finishedAt: now,
+      ...(this.leases ? { leaseOwner: null, leaseUntil: null } : {}),
     });
+    if (written.affected === 0) {
+      this.logger.warn(`task ${taskId}: another process took it over; this run's outcome is not recorded`);
+      return false;
+    }
     if (task.indexId !== null) {
       await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
     }
+    return true;
   }
 }
 

@@ -86,10 +86,7 @@ export class TaskLeases {
   async renew(taskId: number): Promise<boolean> {
     const result = await this.dataSource
       .getRepository(IngestionTaskEntity)
-      .update(
-        { id: taskId, leaseOwner: this.owner, status: 'running' },
-        { leaseUntil: this.until() },
-      );
+      .update({ id: taskId, leaseOwner: this.owner, status: 'running' }, { leaseUntil: this.until() });
     return (result.affected ?? 0) > 0;
   }
 

@@ -18,6 +18,8 @@ export const TASK_LEASES = Symbol('TASK_LEASES');
  * lease also holds its project's turn: no other task of the project is claimed meanwhile.
  */
 export class TaskLeases {
+  /** Owners made in this process: several apps in one process (tests) each have their own. */
+  private static readonly ours = new Set<string>();
   private readonly logger = new Logger(TaskLeases.name);
   /**
    * This process, as `host:pid:random`. The host and pid let a process on the same machine see at
@@ -33,6 +35,7 @@ export class TaskLeases {
     readonly leaseMs: number,
   ) {
     this.owner = `${this.host}:${process.pid}:${randomBytes(6).toString('hex')}`;
+    TaskLeases.ours.add(this.owner);
   }
 
   /** How often a running task's lease is renewed. */
@@ -162,12 +165,11 @@ export class TaskLeases {
 
   /** Whether `owner` was a process of this machine that has ended. */
   private isGone(owner: string): boolean {
-    if (owner === this.owner) return false;
     const m = /^(.*):(\d+):[0-9a-f]+$/.exec(owner);
     if (!m || m[1] !== this.host) return false;
     const pid = Number(m[2]);
-    // Our own pid under another owner: the holder was an earlier process with this pid.
-    if (pid === process.pid) return true;
+    // Our pid but not one of our owners: the holder was an earlier process with this pid.
+    if (pid === process.pid) return !TaskLeases.ours.has(owner);
     try {
       process.kill(pid, 0);
       return false;

@@ -271,9 +271,14 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'task-leases',
     statements: [
       // Which process runs a task and until when its claim holds unless renewed (see the API's
-      // TaskLeases): processes sharing the database without Redis never run one task twice.
-      'ALTER TABLE ingestion_tasks ADD COLUMN lease_owner text',
-      'ALTER TABLE ingestion_tasks ADD COLUMN lease_until text',
+      // TaskLeases): processes sharing the database without Redis never run one task twice. Kept
+      // apart from the task row, so claims and renewals never rewrite a task's payload.
+      `CREATE TABLE task_leases (
+        task_id bigint PRIMARY KEY REFERENCES ingestion_tasks (id) ON DELETE CASCADE,
+        project_id integer NOT NULL,
+        owner text NOT NULL,
+        until text NOT NULL)`,
+      'CREATE INDEX task_leases_project ON task_leases (project_id)',
     ],
   },
 ];

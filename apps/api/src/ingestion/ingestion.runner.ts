@@ -19,6 +19,7 @@ import {
 } from '@kbqa/core';
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ForegroundGate } from '../common/foreground';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
@@ -197,12 +198,12 @@ export class IngestionRunner implements TaskRunner {
       }
       if (shutdown.aborted) {
         // Shutting down: leave the task for the next start (or another process), which runs it again.
-        await this.tasks.update(this.row(taskId), {
+        await this.writeTask(taskId, {
           status: 'pending',
           currentStep: 'PENDING',
           updatedAt: nowTimestamp(),
-          ...(this.leases ? { leaseOwner: null, leaseUntil: null } : {}),
         });
+        await this.leases?.release(taskId);
         return;
       }
       const error = deadline.aborted
@@ -474,7 +475,7 @@ export class IngestionRunner implements TaskRunner {
     const last = this.lastProgress.get(taskId) ?? 0;
     if (!force && now - last < PROGRESS_INTERVAL_MS && p.current < p.total) return;
     this.lastProgress.set(taskId, now);
-    await this.tasks.update(this.row(taskId), {
+    await this.writeTask(taskId, {
       currentStep: p.step,
       current: p.current,
       total: p.total,
@@ -483,11 +484,16 @@ export class IngestionRunner implements TaskRunner {
   }
 
   /**
-   * The criteria of a run's writes to its task row: with leases, only while this process holds
-   * it, so a run that was taken over cannot overwrite the new run's progress or outcome.
+   * Writes to the run's task row; with leases only while this process holds the task, so a run
+   * that was taken over cannot overwrite the new run's progress or outcome. False if it did not.
    */
-  private row(taskId: number): { id: number; leaseOwner?: string } {
-    return this.leases ? this.leases.own(taskId) : { id: taskId };
+  private async writeTask(
+    taskId: number,
+    values: QueryDeepPartialEntity<IngestionTaskEntity>,
+  ): Promise<boolean> {
+    if (this.leases) return this.leases.update(taskId, values);
+    await this.tasks.update(taskId, values);
+    return true;
   }
 
   /** Records the task's outcome; false when another process has taken the task over. */
@@ -499,7 +505,7 @@ export class IngestionRunner implements TaskRunner {
     this.lastProgress.delete(taskId);
     this.progressFailures.delete(taskId);
     const now = nowTimestamp();
-    const written = await this.tasks.update(this.row(taskId), {
+    const written = await this.writeTask(taskId, {
       status: 'completed',
       success: outcome.success,
       error: outcome.error?.message ?? null,
@@ -513,15 +519,15 @@ export class IngestionRunner implements TaskRunner {
       ...(task.kind === 'documents' ? { payload: '{}' } : {}),
       updatedAt: now,
       finishedAt: now,
-      ...(this.leases ? { leaseOwner: null, leaseUntil: null } : {}),
     });
-    if (written.affected === 0) {
+    if (!written) {
       this.logger.warn(`task ${taskId}: another process took it over; this run's outcome is not recorded`);
       return false;
     }
     if (task.indexId !== null) {
       await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
     }
+    await this.leases?.release(taskId);
     return true;
   }
 }

@@ -1,6 +1,12 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
-import { IngestionTaskEntity, openDataSource, rawDatabase, timestampAt } from '@kbqa/store-sqlite';
+import {
+  IngestionTaskEntity,
+  openDataSource,
+  rawDatabase,
+  TaskLeaseEntity,
+  timestampAt,
+} from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { insertTask } from './task-rows';
 import { TaskLeases } from './task-leases';
@@ -33,11 +39,10 @@ describe(TaskLeases.name, () => {
     const task = await add(1);
     const won = await Promise.all([a.claim(task), b.claim(task)]);
     expect(won.filter(Boolean)).toHaveLength(1);
-    expect(await row(task.id)).toMatchObject({
-      status: 'running',
-      attempts: 1,
-      leaseOwner: won[0] ? a.owner : b.owner,
-    });
+    expect(await row(task.id)).toMatchObject({ status: 'running', attempts: 1 });
+    expect(await ds.getRepository(TaskLeaseEntity).findBy({ taskId: task.id })).toEqual([
+      expect.objectContaining({ projectId: 1, owner: won[0] ? a.owner : b.owner }),
+    ]);
   });
 
   it("holds the project's turn: another task of the project waits until the first is finished", async () => {
@@ -49,7 +54,10 @@ describe(TaskLeases.name, () => {
     expect(await b.claim(second)).toBe(false);
     expect(await b.claim(elsewhere)).toBe(true);
     expect((await row(second.id)).status).toBe('pending');
-    await tasks().update(a.own(first.id), { status: 'completed', leaseOwner: null, leaseUntil: null });
+    // A holder that can no longer write the task (b) changes nothing.
+    expect(await b.update(first.id, { status: 'completed' })).toBe(false);
+    expect(await b.claim(second)).toBe(false);
+    expect(await a.update(first.id, { status: 'completed' })).toBe(true);
     expect(await b.claim(second)).toBe(true);
   });
 
@@ -66,38 +74,29 @@ describe(TaskLeases.name, () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await a.renew(task.id)).toBe(false);
-    expect(await row(task.id)).toMatchObject({ status: 'running', attempts: 2, leaseOwner: b.owner });
+    expect(await a.update(task.id, { current: 1 })).toBe(false);
+    expect(await row(task.id)).toMatchObject({ status: 'running', attempts: 2, current: 0 });
   });
 
   it('lists pending tasks and running ones whose lease ran out or whose holder on this machine ended', async () => {
-    const leases = new TaskLeases(ds, 30_000);
+    const mine = new TaskLeases(ds, 30_000);
     const live = timestampAt(Date.now() + 60_000);
     const pending = await add(1);
     const lapsed = await add(1);
     const orphaned = await add(2);
     const elsewhere = await add(2);
     const legacy = await add(2);
-    await tasks().update(lapsed.id, {
-      status: 'running',
-      leaseOwner: 'other-host:1:ab',
-      leaseUntil: timestampAt(Date.now() - 1),
-    });
+    const hold = (taskId: number, projectId: number, owner: string, until: string) =>
+      ds.getRepository(TaskLeaseEntity).insert({ taskId, projectId, owner, until });
+    for (const t of [lapsed, orphaned, elsewhere, legacy]) await tasks().update(t.id, { status: 'running' });
+    await hold(lapsed.id, 1, 'other-host:1:ab', timestampAt(Date.now() - 1));
     // No process has this pid (above Linux's default pid_max): its holder has ended.
-    await tasks().update(orphaned.id, {
-      status: 'running',
-      leaseOwner: `${hostname()}:${2 ** 22 + 7}:ab`,
-      leaseUntil: live,
-    });
-    await tasks().update(elsewhere.id, {
-      status: 'running',
-      leaseOwner: 'other-host:1:ab',
-      leaseUntil: live,
-    });
-    await tasks().update(legacy.id, { status: 'running' });
+    await hold(orphaned.id, 2, `${hostname()}:${2 ** 22 + 7}:ab`, live);
+    await hold(elsewhere.id, 2, 'other-host:1:ab', live);
 
-    const ids = (await leases.claimable()).map((t) => t.id);
+    const ids = (await mine.claimable()).map((t) => t.id);
     expect(ids.sort()).toEqual([pending.id, lapsed.id, orphaned.id, legacy.id].sort());
-    expect(await row(orphaned.id)).toMatchObject({ leaseOwner: null });
-    expect(await row(elsewhere.id)).toMatchObject({ leaseOwner: 'other-host:1:ab' });
+    const leases = await ds.getRepository(TaskLeaseEntity).find();
+    expect(leases.map((l) => l.taskId).sort()).toEqual([lapsed.id, elsewhere.id].sort());
   });
 });

@@ -34,8 +34,6 @@ export async function insertTask(
     stats: null,
     counts: null,
     attempts: 0,
-    leaseOwner: null,
-    leaseUntil: null,
     createdAt: now,
     updatedAt: now,
     finishedAt: null,

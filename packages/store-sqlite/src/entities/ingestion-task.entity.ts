@@ -72,16 +72,6 @@ export class IngestionTaskEntity {
   @Column('integer', { default: 0 })
   attempts!: number;
 
-  /**
-   * The process running the task (random per process), null when none holds it; another process
-   * takes the task over only once `leaseUntil` has passed without a renewal.
-   */
-  @Column('text', { name: 'lease_owner', nullable: true })
-  leaseOwner!: string | null;
-
-  @Column('text', { name: 'lease_until', nullable: true })
-  leaseUntil!: string | null;
-
   @Column('text', { name: 'created_at' })
   createdAt!: string;
 

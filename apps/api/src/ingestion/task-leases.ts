@@ -91,7 +91,7 @@ export class TaskLeases {
     }
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [CLAIM_LOCK_KEY, task.projectId]);
-      if (((await manager.query(claim, claimParams)) as unknown[]).length === 0) return false;
+      if ((await manager.query<unknown[]>(claim, claimParams)).length === 0) return false;
       await manager.query(start, startParams);
       return true;
     });

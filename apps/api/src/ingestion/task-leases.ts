@@ -9,7 +9,7 @@ import {
   timestampAt,
   writeTransaction,
 } from '@kbqa/store-sqlite';
-import type { DataSource } from 'typeorm';
+import { type DataSource, Raw } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { QueuedTask } from './ingestion-queue';
 
@@ -137,15 +137,14 @@ export class TaskLeases {
    * cannot overwrite the new run's progress or outcome. False when it no longer holds it.
    */
   async update(taskId: number, values: QueryDeepPartialEntity<IngestionTaskEntity>): Promise<boolean> {
-    const result = await this.dataSource
-      .createQueryBuilder()
-      .update(IngestionTaskEntity)
-      .set(values)
-      .where('id = :id', { id: taskId })
-      .andWhere('EXISTS (SELECT 1 FROM task_leases WHERE task_id = :id AND owner = :owner)', {
+    const held = Raw(
+      (id) => `${id} = :id AND EXISTS (SELECT 1 FROM task_leases WHERE task_id = :id AND owner = :owner)`,
+      {
+        id: taskId,
         owner: this.owner,
-      })
-      .execute();
+      },
+    );
+    const result = await this.dataSource.getRepository(IngestionTaskEntity).update({ id: held }, values);
     return (result.affected ?? 0) > 0;
   }
 

@@ -278,6 +278,21 @@ export const MIGRATIONS: readonly Migration[] = [
         ALTER COLUMN conversation_id TYPE bigint, ALTER COLUMN reply_to TYPE bigint`,
     ],
   },
+  {
+    id: 8,
+    name: 'task-leases',
+    statements: [
+      // Which process runs a task and until when its claim holds unless renewed (see the API's
+      // TaskLeases): processes sharing the database without Redis never run one task twice. Kept
+      // apart from the task row, so claims and renewals never rewrite a task's payload.
+      `CREATE TABLE task_leases (
+        task_id bigint PRIMARY KEY REFERENCES ingestion_tasks (id) ON DELETE CASCADE,
+        project_id integer NOT NULL,
+        owner text NOT NULL,
+        until text NOT NULL)`,
+      'CREATE INDEX task_leases_project ON task_leases (project_id)',
+    ],
+  },
 ];
 
 /**

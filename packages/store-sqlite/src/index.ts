@@ -7,6 +7,7 @@ export * from './metadata-filter';
 export * from './request-records';
 export * from './migrations';
 export * from './time';
+export { writeTransaction } from './write-transaction';
 export * from './hybrid';
 export * from './ids';
 export * from './vector-index';

@@ -65,6 +65,12 @@ export interface AppConfig {
    * this long, up to twice it).
    */
   queueStallMs: number;
+  /**
+   * Without Redis: how long a process's claim on a running task lasts without renewal
+   * (KBQA_TASK_LEASE_MS, renewed every third of it). Another process sharing the database takes
+   * over the task of a process killed on another machine, or hung, after about this long.
+   */
+  taskLeaseMs: number;
   /** How often an index with auto sync on is re-synced (KBQA_SYNC_INTERVAL, default 24 h). */
   syncIntervalMs: number;
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
@@ -204,6 +210,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
     queueStallMs: int(env, 'KBQA_QUEUE_STALL_MS', 30_000, 1_000, 3_600_000),
+    taskLeaseMs: int(env, 'KBQA_TASK_LEASE_MS', 30_000, 300, 3_600_000),
     rateLimits: {
       chatServerPerMin: int(env, 'KBQA_RATE_CHAT_PER_MIN', 600, 0, 1_000_000),
       chatAnonPerMin: int(env, 'KBQA_RATE_ANON_CHAT_PER_MIN', 60, 0, 1_000_000),

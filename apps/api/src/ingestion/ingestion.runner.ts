@@ -19,6 +19,7 @@ import {
 } from '@kbqa/core';
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ForegroundGate } from '../common/foreground';
 import { DiskSpace } from '../health/disk-space';
 import { APP_CONFIG, type AppConfig } from '../config/config';
@@ -26,6 +27,7 @@ import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
 import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
 import { LoaderRegistry } from './loader-registry';
+import { TASK_LEASES, type TaskLeases } from './task-leases';
 import { EmbeddingService } from '../retrieval/embedding.service';
 
 /** Payload of a raw-documents task, as stored in the task row. */
@@ -135,6 +137,8 @@ export class IngestionRunner implements TaskRunner {
     private readonly embedding: EmbeddingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly foreground?: ForegroundGate,
+    /** Without Redis: runs only tasks it claimed, and writes them only while it holds them. */
+    @Optional() @Inject(TASK_LEASES) private readonly leases: TaskLeases | null = null,
     /** Told of writes that failed for lack of space, for /health (the API process only). */
     @Optional() private readonly disk?: DiskSpace,
   ) {
@@ -147,12 +151,35 @@ export class IngestionRunner implements TaskRunner {
     if (!task || task.status === 'completed') return;
     // A task ends by itself after taskTimeoutMs; shutdown instead leaves it for the next start.
     const deadline = AbortSignal.timeout(this.config.taskTimeoutMs);
-    const signal = AbortSignal.any([shutdown, deadline]);
-    await this.tasks.update(taskId, {
-      status: 'running',
-      attempts: task.attempts + 1,
-      updatedAt: nowTimestamp(),
-    });
+    // Another process took the task over (this one did not renew its lease in time).
+    const lost = new AbortController();
+    const signal = AbortSignal.any([shutdown, deadline, lost.signal]);
+    if (this.leases) {
+      // Another process runs it, or another task of its project; it stays for whoever is free.
+      if (!(await this.leases.claim(task))) return;
+    } else {
+      await this.tasks.update(taskId, {
+        status: 'running',
+        attempts: task.attempts + 1,
+        updatedAt: nowTimestamp(),
+      });
+    }
+    const release = this.leases?.hold(taskId, () => lost.abort());
+    try {
+      await this.runClaimed(task, shutdown, deadline, lost.signal, signal);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async runClaimed(
+    task: IngestionTaskEntity,
+    shutdown: AbortSignal,
+    deadline: AbortSignal,
+    lost: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const taskId = task.id;
     const started = Date.now();
     this.logger.log(
       `task ${taskId} started: project ${task.projectId}, ${task.kind}` +
@@ -175,7 +202,7 @@ export class IngestionRunner implements TaskRunner {
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
       await this.noteDeletedDuringRun(task, stats);
-      await this.finish(task, { success: true, stats });
+      if (!(await this.finish(task, { success: true, stats }))) return;
       this.disk?.noteWritten();
       const c = stats.counts;
       this.logger.log(
@@ -187,13 +214,18 @@ export class IngestionRunner implements TaskRunner {
             : ''),
       );
     } catch (e) {
+      if (lost.aborted) {
+        this.logger.warn(`task ${taskId}: another process took it over; this run stops without an outcome`);
+        return;
+      }
       if (shutdown.aborted) {
-        // Shutting down: leave the task for the next start, which queues it again.
-        await this.tasks.update(taskId, {
+        // Shutting down: leave the task for the next start (or another process), which runs it again.
+        await this.writeTask(taskId, {
           status: 'pending',
           currentStep: 'PENDING',
           updatedAt: nowTimestamp(),
         });
+        await this.leases?.release(taskId);
         return;
       }
       const error = deadline.aborted
@@ -206,7 +238,7 @@ export class IngestionRunner implements TaskRunner {
       if (error.code === 'STORAGE_FULL') this.disk?.noteFull();
       // Best effort: the store may be what failed; the failure is the report's first news.
       await this.noteDeletedDuringRun(task, stats).catch(() => undefined);
-      await this.finish(task, { success: false, stats, error });
+      if (!(await this.finish(task, { success: false, stats, error }))) return;
       this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }
   }
@@ -487,7 +519,7 @@ export class IngestionRunner implements TaskRunner {
     const last = this.lastProgress.get(taskId) ?? 0;
     if (!force && now - last < PROGRESS_INTERVAL_MS && p.current < p.total) return;
     this.lastProgress.set(taskId, now);
-    await this.tasks.update(taskId, {
+    await this.writeTask(taskId, {
       currentStep: p.step,
       current: p.current,
       total: p.total,
@@ -495,15 +527,29 @@ export class IngestionRunner implements TaskRunner {
     });
   }
 
+  /**
+   * Writes to the run's task row; with leases only while this process holds the task, so a run
+   * that was taken over cannot overwrite the new run's progress or outcome. False if it did not.
+   */
+  private async writeTask(
+    taskId: number,
+    values: QueryDeepPartialEntity<IngestionTaskEntity>,
+  ): Promise<boolean> {
+    if (this.leases) return this.leases.update(taskId, values);
+    await this.tasks.update(taskId, values);
+    return true;
+  }
+
+  /** Records the task's outcome; false when another process has taken the task over. */
   private async finish(
     task: IngestionTaskEntity,
     outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const taskId = task.id;
     this.lastProgress.delete(taskId);
     this.progressFailures.delete(taskId);
     const now = nowTimestamp();
-    await this.tasks.update(taskId, {
+    const written = await this.writeTask(taskId, {
       status: 'completed',
       success: outcome.success,
       error: outcome.error?.message ?? null,
@@ -518,9 +564,15 @@ export class IngestionRunner implements TaskRunner {
       updatedAt: now,
       finishedAt: now,
     });
+    if (!written) {
+      this.logger.warn(`task ${taskId}: another process took it over; this run's outcome is not recorded`);
+      return false;
+    }
     if (task.indexId !== null) {
       await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
     }
+    await this.leases?.release(taskId);
+    return true;
   }
 }
 

@@ -3,8 +3,8 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { ChunkStore } from '@kbqa/core';
-import type { ProjectEntity } from '@kbqa/store-sqlite';
+import { type ChunkStore, KbqaError } from '@kbqa/core';
+import { type ProjectEntity, toIsoUtc } from '@kbqa/store-sqlite';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
@@ -88,10 +88,10 @@ const COMMANDS: readonly Command[] = [
               .map(
                 (p) =>
                   `${p.id}\t${p.name}\texport ${p.exportEnabled ? 'on' : 'off'}\t` +
-                  `origins ${describeOrigins(p.allowedOrigins)}\t${p.createdAt}`,
+                  `origins ${describeOrigins(p.allowedOrigins)}\t${toIsoUtc(p.createdAt)}`,
               )
               .join('\n') || 'no projects',
-          json: { projects: list.map((p) => ({ ...projectJson(p), created_at: p.createdAt })) },
+          json: { projects: list.map((p) => ({ ...projectJson(p), created_at: toIsoUtc(p.createdAt) })) },
         };
       }),
   },
@@ -145,7 +145,7 @@ const COMMANDS: readonly Command[] = [
           id: k.id,
           kind: k.kind,
           prefix: k.prefix,
-          created_at: k.createdAt,
+          created_at: toIsoUtc(k.createdAt),
           revoked: k.revokedAt !== null,
         }));
         return {
@@ -444,8 +444,9 @@ async function main(): Promise<void> {
     const out = await command.run({ config, positionals, flags, json });
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    if (json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+    // The API's error shape (toErrorBody): the message and its KbqaError code.
+    const { message, code } = KbqaError.from(e);
+    if (json) process.stdout.write(JSON.stringify({ error: message, code }) + '\n');
     else
       process.stderr.write(
         `error: ${message}\n${e instanceof UsageError && config ? `\n${help(config, e.path)}\n` : ''}`,

@@ -384,6 +384,19 @@ function warnIfNewDataDir(config: AppConfig): void {
   );
 }
 
+/**
+ * Refuses a command that reads or changes records when there is no database: opening one would
+ * create an empty database in what is most likely the wrong directory, and answer "no projects".
+ */
+function requireDatabase(config: AppConfig): void {
+  if (config.databaseUrl !== undefined || existsSync(config.databaseFile)) return;
+  throw new KbqaError(
+    'NOT_FOUND',
+    `no database in ${config.dataDir} (looked for ${config.databaseFile}). Set KBQA_DATA_DIR to the ` +
+      "service's data directory, or create the first project with `kbqa projects create <name>`.",
+  );
+}
+
 function withProjects(inv: Invocation, fn: (projects: ProjectsService) => Promise<Output>): Promise<Output> {
   return withContext(inv.config, (ctx) => fn(ctx.get(ProjectsService)));
 }
@@ -440,7 +453,8 @@ async function main(): Promise<void> {
       return;
     }
     const { command, positionals, flags } = found;
-    if (command.database !== 'own') warnIfNewDataDir(config);
+    if (command.database === 'existing') requireDatabase(config);
+    if (command.database === 'create') warnIfNewDataDir(config);
     const out = await command.run({ config, positionals, flags, json });
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {

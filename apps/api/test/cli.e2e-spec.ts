@@ -150,7 +150,8 @@ describe('kbqa CLI (e2e, the built command line)', () => {
     const none = await kbqa(['projects', 'set', id], env);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('projects set needs --export on|off or --origins <origin,…>');
-  });
+    // Seven runs, each booting the CLI: near the default 30 s on a loaded two-core machine.
+  }, 90_000);
 
   it('prints the help of every command on --help or -h, and runs none of them', async () => {
     const env = { KBQA_DATA_DIR: join(root, 'd'), PORT: '0', HOST: '127.0.0.1' };
@@ -242,5 +243,5 @@ describe('kbqa CLI (e2e, the built command line)', () => {
       (await kbqa(['keys', 'list', '--project', String(project.id), '--json'], env)).stdout,
     );
     expect(keys.keys[0].created_at).toMatch(iso);
-  });
+  }, 60_000);
 });

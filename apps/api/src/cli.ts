@@ -122,7 +122,6 @@ const COMMANDS: readonly Command[] = [
           throw new UsageError(
             'keys create needs --kind server|anon (server keys ingest and manage sources; anon keys only chat, ' +
               'for use in browsers)',
-            ['keys', 'create'],
           );
         }
         const k = await projects.createKey(projectId, kind);
@@ -175,9 +174,7 @@ const COMMANDS: readonly Command[] = [
     database: 'create',
     run: async ({ config }) => {
       if (!config.redisUrl)
-        throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)', [
-          'worker',
-        ]);
+        throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)');
       const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
       ctx.enableShutdownHooks();
       new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
@@ -405,15 +402,14 @@ async function setProject(projects: ProjectsService, { positionals, flags }: Inv
   const id = intArg(positionals[0], 'project id');
   const exp = flags.get('export');
   const origins = flags.get('origins');
-  const path = ['projects', 'set'];
   if (exp === undefined && origins === undefined) {
-    throw new UsageError('projects set needs --export on|off or --origins <origin,…>', path);
+    throw new UsageError('projects set needs --export on|off or --origins <origin,…>');
   }
   if (exp !== undefined && exp !== 'on' && exp !== 'off') {
-    throw new UsageError('projects set needs --export on|off', path);
+    throw new UsageError('projects set needs --export on|off');
   }
   if (origins === true) {
-    throw new UsageError('--origins needs a comma-separated list ("" for none, "*" for any)', path);
+    throw new UsageError('--origins needs a comma-separated list ("" for none, "*" for any)');
   }
   const said: string[] = [];
   // Origins first: they are validated, so a bad list leaves the export switch untouched too.
@@ -444,6 +440,8 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const json = argv.includes('--json');
   let config: AppConfig | undefined;
+  // The command's help goes with a usage error its handler raised without naming one.
+  let commandPath: readonly string[] = [];
   try {
     config = loadConfig();
     const found = resolveCommand(COMMANDS, argv);
@@ -453,6 +451,7 @@ async function main(): Promise<void> {
       return;
     }
     const { command, positionals, flags } = found;
+    commandPath = command.path;
     if (command.database === 'existing') requireDatabase(config);
     if (command.database === 'create') warnIfNewDataDir(config);
     const out = await command.run({ config, positionals, flags, json });
@@ -463,7 +462,7 @@ async function main(): Promise<void> {
     if (json) process.stdout.write(JSON.stringify({ error: message, code }) + '\n');
     else
       process.stderr.write(
-        `error: ${message}\n${e instanceof UsageError && config ? `\n${help(config, e.path)}\n` : ''}`,
+        `error: ${message}\n${e instanceof UsageError && config ? `\n${help(config, e.path.length ? e.path : commandPath)}\n` : ''}`,
       );
     process.exitCode = e instanceof UsageError ? 2 : 1;
   }

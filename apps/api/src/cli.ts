@@ -3,8 +3,8 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { ChunkStore } from '@kbqa/core';
-import type { ProjectEntity } from '@kbqa/store-sqlite';
+import { type ChunkStore, KbqaError } from '@kbqa/core';
+import { type ProjectEntity, toIsoUtc } from '@kbqa/store-sqlite';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
@@ -14,7 +14,15 @@ import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
 import { storeCommand } from './cli-store';
 import { toolsCommand } from './cli-tools';
-import { intArg, UsageError } from './cli-args';
+import {
+  commandHelp,
+  commandLines,
+  type CommandSpec,
+  groupHelp,
+  intArg,
+  resolveCommand,
+  UsageError,
+} from './cli-args';
 import { IndexesService } from './indexes/indexes.service';
 import { ProjectsService } from './projects/projects.service';
 import { ToolSourcesService } from './tools/tool-sources.service';
@@ -26,82 +34,325 @@ interface Output {
   json: unknown;
 }
 
-const usage = (
-  config: AppConfig,
-) => `Usage: kbqa <command> [--json]   (pnpm kbqa … in a clone of the repository)
+interface Invocation {
+  config: AppConfig;
+  positionals: string[];
+  flags: Map<string, string | true>;
+  json: boolean;
+}
 
-  start                                     serve the API on PORT (3000) with ingestion workers
-  projects create <name>                    create a project
-  projects list                             list projects
-  projects set <id> --export on|off         switch message export (getMessagesData)
-  projects set <id> --origins <origin,…>    origins whose pages may embed the widget (anon key), e.g.
-                                            https://docs.example.com,https://example.com; "*" for any,
-                                            "" for none
-  keys create --project <id> --kind server|anon
-                                            create an API key (shown once)
-  keys list --project <id>                  list a project's keys (never the secret)
-  keys revoke <key-id>                      revoke a key
-  worker                                    run ingestion workers only (needs REDIS_URL)
-  tasks show <task-id>                      what an ingestion task did: every URL indexed or skipped, and why
-  indexes list --project <id>               a project's indexes (one per ingestData root): pages, auto sync, last sync
-  indexes show <index-id>                   one index
-  indexes sync <index-id> --on|--off        switch auto sync (every KBQA_SYNC_INTERVAL, default 24h)
-  indexes resync <index-id>                 sync an index now (only what changed is fetched and embedded)
-  indexes delete <index-id>                 delete an index with every page it brought in
-  tools add --project <id> --file <tool.json>
-                                            add an HTTP tool (docs/api.md, "Tools"); header values are
-                                            secrets, shown as •••• from then on
-  tools list --project <id>                 a project's tools
-  tools remove <tool-id>                    delete a tool
-  tools test <tool-id> --args '<json>'      call a tool with these arguments and print its output
-  tools import --project <id> --openapi <file-or-url> [--header 'Name: value']… [--public]
-               [--operations id,id…]       one tool per operation of an OpenAPI 3 document (JSON or
-                                            YAML); prints what was created and what was skipped, and why
-  tools sources add --project <id> --mcp <url> [--header 'Name: value']… [--public] [--name <name>]
-                                            add an MCP server (Streamable HTTP) whose tools chats may call
-  tools sources list --project <id>         a project's tool sources
-  tools sources tools <source-id>           the source's tools, listed live from its server
-  tools sources remove <source-id>          remove a tool source
-  models list                               configured and known models: dimensions, prefixes, cached or not
-  models pull [id] [--rerank]               download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)
-  reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
-                                            after a model change, re-embeds every project
-  store copy --to <postgres-url>            copy this data directory's SQLite deployment (projects, keys,
-                                            sources, chunks, conversations, vectors…) into an empty
-                                            PostgreSQL database, ids kept; then run with KBQA_DATABASE_URL
-                                            (docs/postgres.md)
-  admin token                               new operator token for /admin/v1 (shown once; replaces
-                                            the previous one; not with KBQA_ADMIN_TOKEN set)
+interface Command extends CommandSpec<(inv: Invocation) => Promise<Output | undefined> | Output> {
+  /**
+   * What the command does with the database: `existing` needs one and never makes one (a command
+   * that reads or changes records has nothing to do in an empty data directory), `create` may make
+   * the first one, `own` leaves it to the command (the server, a file of its own, no database).
+   */
+  database: 'existing' | 'create' | 'own';
+}
 
-Data directory: ${config.dataDir}
-  (KBQA_DATA_DIR, default ./data in the current directory: run every command with the same value as
-  the service, or they work on different databases)
+const ID = { min: 1, max: 1 };
+const project = { project: { type: 'string' } } as const;
+const header = { header: { type: 'string', multiple: true } } as const;
+
+/** Every command, in the order the help lists them. */
+const COMMANDS: readonly Command[] = [
+  {
+    path: ['start'],
+    summary: ['serve the API on PORT (3000) with ingestion workers'],
+    database: 'own',
+    // Loaded only here, so the other commands do not pay for the whole HTTP application.
+    run: async ({ config }) => (await import('./server.js')).serve(config).then(() => undefined),
+  },
+  {
+    path: ['projects', 'create'],
+    args: '<name>',
+    summary: ['create a project'],
+    positionals: { min: 1, max: Infinity },
+    database: 'create',
+    run: (inv) =>
+      withProjects(inv, async (projects) => {
+        const p = await projects.createProject(inv.positionals.join(' '));
+        return { text: `created project ${p.id} "${p.name}"`, json: projectJson(p) };
+      }),
+  },
+  {
+    path: ['projects', 'list'],
+    summary: ['list projects'],
+    database: 'existing',
+    run: (inv) =>
+      withProjects(inv, async (projects) => {
+        const list = await projects.listProjects();
+        return {
+          text:
+            list
+              .map(
+                (p) =>
+                  `${p.id}\t${p.name}\texport ${p.exportEnabled ? 'on' : 'off'}\t` +
+                  `origins ${describeOrigins(p.allowedOrigins)}\t${toIsoUtc(p.createdAt)}`,
+              )
+              .join('\n') || 'no projects',
+          json: { projects: list.map((p) => ({ ...projectJson(p), created_at: toIsoUtc(p.createdAt) })) },
+        };
+      }),
+  },
+  {
+    path: ['projects', 'set'],
+    args: '<id> [--export on|off] [--origins <origin,…>]',
+    summary: [
+      '--export: switch message export (getMessagesData);',
+      '--origins: origins whose pages may embed the widget (anon key),',
+      'e.g. https://docs.example.com,https://example.com; "*" for any, "" for none',
+    ],
+    options: { export: { type: 'string' }, origins: { type: 'string' } },
+    positionals: ID,
+    database: 'existing',
+    run: (inv) => withProjects(inv, (projects) => setProject(projects, inv)),
+  },
+  {
+    path: ['keys', 'create'],
+    args: '--project <id> --kind server|anon',
+    summary: ['create an API key (shown once)'],
+    options: { ...project, kind: { type: 'string' } },
+    database: 'existing',
+    run: (inv) =>
+      withProjects(inv, async (projects) => {
+        const projectId = intArg(inv.flags.get('project'), '--project');
+        const kind = inv.flags.get('kind');
+        if (kind !== 'server' && kind !== 'anon') {
+          throw new UsageError(
+            'keys create needs --kind server|anon (server keys ingest and manage sources; anon keys only chat, ' +
+              'for use in browsers)',
+          );
+        }
+        const k = await projects.createKey(projectId, kind);
+        return {
+          text: `${k.key}\n(key ${k.id}, ${k.kind}, project ${k.project_id}; shown once, store it now)`,
+          json: k,
+        };
+      }),
+  },
+  {
+    path: ['keys', 'list'],
+    args: '--project <id>',
+    summary: ["list a project's keys (never the secret)"],
+    options: project,
+    database: 'existing',
+    run: (inv) =>
+      withProjects(inv, async (projects) => {
+        const keys = await projects.listKeys(intArg(inv.flags.get('project'), '--project'));
+        const rows = keys.map((k) => ({
+          id: k.id,
+          kind: k.kind,
+          prefix: k.prefix,
+          created_at: toIsoUtc(k.createdAt),
+          revoked: k.revokedAt !== null,
+        }));
+        return {
+          text:
+            rows
+              .map((k) => `${k.id}\t${k.kind}\t${k.prefix}…\t${k.revoked ? 'revoked' : 'active'}`)
+              .join('\n') || 'no keys',
+          json: { keys: rows },
+        };
+      }),
+  },
+  {
+    path: ['keys', 'revoke'],
+    args: '<key-id>',
+    summary: ['revoke a key'],
+    positionals: ID,
+    database: 'existing',
+    run: (inv) =>
+      withProjects(inv, async (projects) => {
+        const k = await projects.revokeKey(intArg(inv.positionals[0], 'key id'));
+        return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };
+      }),
+  },
+  {
+    path: ['worker'],
+    summary: ['run ingestion workers only (needs REDIS_URL)'],
+    database: 'create',
+    run: async ({ config }) => {
+      if (!config.redisUrl)
+        throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)');
+      const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
+      ctx.enableShutdownHooks();
+      new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
+      return undefined;
+    },
+  },
+  {
+    path: ['tasks', 'show'],
+    args: '<task-id>',
+    summary: ['what an ingestion task did: every URL indexed or skipped, and why'],
+    positionals: ID,
+    database: 'existing',
+    run: ({ config, positionals }) =>
+      withContext(config, (ctx) => showTask(ctx, intArg(positionals[0], 'task id'))),
+  },
+  ...indexCommand('list', '--project <id>', [
+    "a project's indexes (one per ingestData root): pages, auto sync, last sync",
+  ]),
+  ...indexCommand('show', '<index-id>', ['one index']),
+  ...indexCommand('sync', '<index-id> --on|--off', [
+    'switch auto sync (every KBQA_SYNC_INTERVAL, default 24h)',
+  ]),
+  ...indexCommand('resync', '<index-id>', ['sync an index now (only what changed is fetched and embedded)']),
+  ...indexCommand('delete', '<index-id>', ['delete an index with every page it brought in']),
+  ...toolCommand(['add'], '--project <id> --file <tool.json>', [
+    'add an HTTP tool (docs/api.md, "Tools"); header values are',
+    'secrets, shown as •••• from then on',
+  ]),
+  ...toolCommand(['list'], '--project <id>', ["a project's tools"]),
+  ...toolCommand(['remove'], '<tool-id>', ['delete a tool']),
+  ...toolCommand(['test'], "<tool-id> --args '<json>'", [
+    'call a tool with these arguments and print its output',
+  ]),
+  ...toolCommand(
+    ['import'],
+    "--project <id> --openapi <file-or-url> [--header 'Name: value']… [--public] [--operations id,id…]",
+    [
+      'one tool per operation of an OpenAPI 3 document (JSON or',
+      'YAML); prints what was created and what was skipped, and why',
+    ],
+  ),
+  ...toolCommand(
+    ['sources', 'add'],
+    "--project <id> --mcp <url> [--header 'Name: value']… [--public] [--name <name>]",
+    ['add an MCP server (Streamable HTTP) whose tools chats may call'],
+  ),
+  ...toolCommand(['sources', 'list'], '--project <id>', ["a project's tool sources"]),
+  ...toolCommand(['sources', 'tools'], '<source-id>', ["the source's tools, listed live from its server"]),
+  ...toolCommand(['sources', 'remove'], '<source-id>', ['remove a tool source']),
+  {
+    path: ['models', 'list'],
+    summary: ['configured and known models: dimensions, prefixes, cached or not'],
+    database: 'own',
+    run: ({ config }) => listModelsCommand(config),
+  },
+  {
+    path: ['models', 'pull'],
+    args: '[id] [--rerank]',
+    summary: ['download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)'],
+    options: { rerank: { type: 'boolean' } },
+    positionals: { min: 0, max: 1 },
+    database: 'own',
+    run: ({ config, positionals, flags, json }) =>
+      pullCommand(config, positionals[0], json, flags.has('rerank')),
+  },
+  {
+    path: ['reindex'],
+    args: '[--project <id>]',
+    summary: [
+      'embed chunks that have no vector yet, with progress;',
+      'after a model change, re-embeds every project',
+    ],
+    options: project,
+    database: 'existing',
+    run: ({ config, flags, json }) => {
+      const p = flags.get('project');
+      const projectId = p === undefined ? undefined : intArg(p, '--project');
+      return withContext(config, (ctx) =>
+        reindexCommand(config, ctx.get<ChunkStore>(CHUNK_STORE).vectors, projectId, json),
+      );
+    },
+  },
+  {
+    path: ['store', 'copy'],
+    args: '--to <postgres-url>',
+    summary: [
+      "copy this data directory's SQLite deployment (projects, keys,",
+      'sources, chunks, conversations, vectors…) into an empty',
+      'PostgreSQL database, ids kept; then run with KBQA_DATABASE_URL',
+      '(docs/postgres.md)',
+    ],
+    options: { to: { type: 'string' } },
+    // Reads the directory's SQLite file, which must exist, whatever KBQA_DATABASE_URL says.
+    database: 'own',
+    run: ({ config, flags }) => storeCommand(config, 'copy', flags),
+  },
+  {
+    path: ['admin', 'token'],
+    summary: [
+      'new operator token for /admin/v1 (shown once; replaces',
+      'the previous one; not with KBQA_ADMIN_TOKEN set)',
+    ],
+    // Writes one file and opens no database.
+    database: 'own',
+    run: ({ config }) => adminTokenCommand(config),
+  },
+];
+
+function indexCommand(action: string, args: string, summary: string[]): Command[] {
+  return [
+    {
+      path: ['indexes', action],
+      args,
+      summary,
+      options:
+        action === 'list'
+          ? project
+          : action === 'sync'
+            ? { on: { type: 'boolean' }, off: { type: 'boolean' } }
+            : {},
+      positionals: action === 'list' ? undefined : ID,
+      database: 'existing',
+      run: ({ config, positionals, flags }) =>
+        withContext(config, (ctx) => indexesCommand(ctx.get(IndexesService), action, positionals[0], flags)),
+    },
+  ];
+}
+
+function toolCommand(words: string[], args: string, summary: string[]): Command[] {
+  const takesId = args.startsWith('<');
+  return [
+    {
+      path: ['tools', ...words],
+      args,
+      summary,
+      options: {
+        ...(takesId ? {} : project),
+        ...(args.includes('--file') ? { file: { type: 'string' } } : {}),
+        ...(args.includes('--args') ? { args: { type: 'string' } } : {}),
+        ...(args.includes('--openapi')
+          ? { openapi: { type: 'string' }, operations: { type: 'string' } }
+          : {}),
+        ...(args.includes('--mcp') ? { mcp: { type: 'string' }, name: { type: 'string' } } : {}),
+        ...(args.includes('--header') ? { ...header, public: { type: 'boolean' } } : {}),
+      },
+      positionals: takesId ? ID : undefined,
+      database: 'existing',
+      run: ({ config, positionals, flags }) =>
+        withContext(config, (ctx) =>
+          toolsCommand(ctx.get(ToolsService), ctx.get(ToolSourcesService), [...words, ...positionals], flags),
+        ),
+    },
+  ];
+}
+
+function usage(config: AppConfig): string {
+  return `Usage: kbqa <command> [--json]   (pnpm kbqa … in a clone of the repository)
+
+${COMMANDS.flatMap(commandLines).join('\n')}
+
+\`kbqa <command> --help\` (or -h) shows one command's help; a group alone (\`kbqa tools\`) lists its commands.
+
+${dataDirNote(config)}
 Environment: KBQA_DATA_DIR, KBQA_DATABASE_URL (PostgreSQL instead of the directory's SQLite file), REDIS_URL,
   KBQA_ADMIN_TOKEN, see docs/configuration.md.`;
+}
 
-function parseArgs(argv: string[]): { positional: string[]; flags: Map<string, string | true> } {
-  const positional: string[] = [];
-  const flags = new Map<string, string | true>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg.startsWith('--')) {
-      const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-      const next = argv[i + 1];
-      let value: string | true = true;
-      if (inline !== undefined) value = inline;
-      else if (name !== 'json' && next !== undefined && !next.startsWith('--')) {
-        value = next;
-        i++;
-      }
-      const prev = flags.get(name);
-      // `--header` may repeat; a header line cannot hold a line break, so one joins them safely.
-      if (name === 'header' && typeof prev === 'string' && typeof value === 'string') {
-        value = `${prev}\n${value}`;
-      }
-      flags.set(name, value);
-    } else positional.push(arg);
-  }
-  return { positional, flags };
+function dataDirNote(config: AppConfig): string {
+  return `Data directory: ${config.dataDir}
+  (KBQA_DATA_DIR, default ./data in the current directory: run every command with the same value as
+  the service, or they work on different databases)`;
+}
+
+/** The help `path` asks for: every command, one group's, or one command's. */
+function help(config: AppConfig, path: readonly string[]): string {
+  if (path.length === 0) return usage(config);
+  const command = COMMANDS.find((c) => c.path.join(' ') === path.join(' '));
+  return `${command ? commandHelp(command) : groupHelp(COMMANDS, path)}\n\n${dataDirNote(config)}`;
 }
 
 async function withContext<T>(
@@ -118,7 +369,7 @@ async function withContext<T>(
 
 /**
  * Says on stderr when a command is about to create a new database: a CLI run without the
- * service's KBQA_DATA_DIR otherwise answers "no projects" from an empty one, and its keys are
+ * service's KBQA_DATA_DIR otherwise works on a database the service never sees, and its keys are
  * refused by the service.
  */
 function warnIfNewDataDir(config: AppConfig): void {
@@ -130,133 +381,45 @@ function warnIfNewDataDir(config: AppConfig): void {
   );
 }
 
-async function run(argv: string[], config: AppConfig): Promise<Output | undefined> {
-  const { positional, flags } = parseArgs(argv);
-  const [group, action, arg] = positional;
-  if (group === 'help' || flags.has('help') || flags.has('h')) {
-    return { text: usage(config), json: { usage: usage(config), data_dir: config.dataDir } };
+/**
+ * Refuses a command that reads or changes records when there is no database: opening one would
+ * create an empty database in what is most likely the wrong directory, and answer "no projects".
+ */
+function requireDatabase(config: AppConfig): void {
+  if (config.databaseUrl !== undefined || existsSync(config.databaseFile)) return;
+  throw new KbqaError(
+    'NOT_FOUND',
+    `no database in ${config.dataDir} (looked for ${config.databaseFile}). Set KBQA_DATA_DIR to the ` +
+      "service's data directory, or create the first project with `kbqa projects create <name>`.",
+  );
+}
+
+function withProjects(inv: Invocation, fn: (projects: ProjectsService) => Promise<Output>): Promise<Output> {
+  return withContext(inv.config, (ctx) => fn(ctx.get(ProjectsService)));
+}
+
+async function setProject(projects: ProjectsService, { positionals, flags }: Invocation): Promise<Output> {
+  const id = intArg(positionals[0], 'project id');
+  const exp = flags.get('export');
+  const origins = flags.get('origins');
+  if (exp === undefined && origins === undefined) {
+    throw new UsageError('projects set needs --export on|off or --origins <origin,…>');
   }
-  // Before the data-directory warning: this command writes one file and opens no database.
-  if (group === 'admin' && action === 'token') return adminTokenCommand(config);
-  // Reads the directory's SQLite file, which must exist, whatever KBQA_DATABASE_URL says.
-  if (group === 'store') return storeCommand(config, action, flags);
-  if (group !== 'models') warnIfNewDataDir(config);
-  if (group === 'worker') {
-    if (!config.redisUrl)
-      throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)');
-    const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
-    ctx.enableShutdownHooks();
-    new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
-    return undefined;
+  if (exp !== undefined && exp !== 'on' && exp !== 'off') {
+    throw new UsageError('projects set needs --export on|off');
   }
-  if (group === 'models' && action === 'pull') {
-    const rerank = flags.get('rerank');
-    return pullCommand(
-      config,
-      arg ?? (typeof rerank === 'string' ? rerank : undefined),
-      flags.has('json'),
-      rerank !== undefined,
-    );
+  if (origins === true) {
+    throw new UsageError('--origins needs a comma-separated list ("" for none, "*" for any)');
   }
-  if (group === 'models' && action === 'list') return listModelsCommand(config);
-  if (group === 'reindex') {
-    const project = flags.get('project');
-    const projectId = project === undefined ? undefined : intArg(project, '--project');
-    return withContext(config, (ctx) =>
-      reindexCommand(config, ctx.get<ChunkStore>(CHUNK_STORE).vectors, projectId, flags.has('json')),
-    );
+  const said: string[] = [];
+  // Origins first: they are validated, so a bad list leaves the export switch untouched too.
+  let p = origins === undefined ? undefined : await projects.setAllowedOrigins(id, origins.split(','));
+  if (p) said.push(`origins ${describeOrigins(p.allowedOrigins)}`);
+  if (exp !== undefined) {
+    p = await projects.setExport(id, exp === 'on');
+    said.push(`export ${exp}`);
   }
-  return withContext(config, async (ctx) => {
-    const projects = ctx.get(ProjectsService);
-    if (group === 'projects' && action === 'create') {
-      if (!arg) throw new UsageError('projects create needs a name');
-      const p = await projects.createProject(positional.slice(2).join(' '));
-      return {
-        text: `created project ${p.id} "${p.name}"`,
-        json: projectJson(p),
-      };
-    }
-    if (group === 'projects' && action === 'list') {
-      const list = await projects.listProjects();
-      return {
-        text:
-          list
-            .map(
-              (p) =>
-                `${p.id}\t${p.name}\texport ${p.exportEnabled ? 'on' : 'off'}\t` +
-                `origins ${describeOrigins(p.allowedOrigins)}\t${p.createdAt}`,
-            )
-            .join('\n') || 'no projects',
-        json: { projects: list.map((p) => ({ ...projectJson(p), created_at: p.createdAt })) },
-      };
-    }
-    if (group === 'projects' && action === 'set') {
-      const id = intArg(arg, 'project id');
-      const exp = flags.get('export');
-      const origins = flags.get('origins');
-      if (exp === undefined && origins === undefined) {
-        throw new UsageError('projects set needs --export on|off or --origins <origin,…>');
-      }
-      if (exp !== undefined && exp !== 'on' && exp !== 'off') {
-        throw new UsageError('projects set needs --export on|off');
-      }
-      if (origins === true) {
-        throw new UsageError('--origins needs a comma-separated list ("" for none, "*" for any)');
-      }
-      const said: string[] = [];
-      // Origins first: they are validated, so a bad list leaves the export switch untouched too.
-      let p = origins === undefined ? undefined : await projects.setAllowedOrigins(id, origins.split(','));
-      if (p) said.push(`origins ${describeOrigins(p.allowedOrigins)}`);
-      if (exp !== undefined) {
-        p = await projects.setExport(id, exp === 'on');
-        said.push(`export ${exp}`);
-      }
-      return { text: `project ${p!.id}: ${said.join(', ')}`, json: projectJson(p!) };
-    }
-    if (group === 'keys' && action === 'create') {
-      const projectId = intArg(flags.get('project'), '--project');
-      const kind = flags.get('kind');
-      if (kind !== 'server' && kind !== 'anon') {
-        throw new UsageError(
-          'keys create needs --kind server|anon (server keys ingest and manage sources; anon keys only chat, ' +
-            'for use in browsers)',
-        );
-      }
-      const k = await projects.createKey(projectId, kind);
-      return {
-        text: `${k.key}\n(key ${k.id}, ${k.kind}, project ${k.project_id}; shown once, store it now)`,
-        json: k,
-      };
-    }
-    if (group === 'keys' && action === 'list') {
-      const projectId = intArg(flags.get('project'), '--project');
-      const keys = await projects.listKeys(projectId);
-      const rows = keys.map((k) => ({
-        id: k.id,
-        kind: k.kind,
-        prefix: k.prefix,
-        created_at: k.createdAt,
-        revoked: k.revokedAt !== null,
-      }));
-      return {
-        text:
-          rows
-            .map((k) => `${k.id}\t${k.kind}\t${k.prefix}…\t${k.revoked ? 'revoked' : 'active'}`)
-            .join('\n') || 'no keys',
-        json: { keys: rows },
-      };
-    }
-    if (group === 'tasks' && action === 'show') return showTask(ctx, intArg(arg, 'task id'));
-    if (group === 'indexes') return indexesCommand(ctx.get(IndexesService), action, arg, flags);
-    if (group === 'tools') {
-      return toolsCommand(ctx.get(ToolsService), ctx.get(ToolSourcesService), positional.slice(1), flags);
-    }
-    if (group === 'keys' && action === 'revoke') {
-      const k = await projects.revokeKey(intArg(arg, 'key id'));
-      return { text: `key ${k.id} revoked`, json: { id: k.id, revoked: true } };
-    }
-    throw new UsageError(group ? `unknown command: ${positional.join(' ')}` : 'no command given');
-  });
+  return { text: `project ${p!.id}: ${said.join(', ')}`, json: projectJson(p!) };
 }
 
 function projectJson(p: ProjectEntity) {
@@ -277,19 +440,29 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const json = argv.includes('--json');
   let config: AppConfig | undefined;
+  // The command's help goes with a usage error its handler raised without naming one.
+  let commandPath: readonly string[] = [];
   try {
     config = loadConfig();
-    // The published package's and the binary's one entry point: `kbqa start` is `pnpm start`. Loaded
-    // only for `start`, so the other commands do not pay for the whole HTTP application.
-    if (argv[0] === 'start') return await (await import('./server.js')).serve(config);
-    const out = await run(argv, config);
+    const found = resolveCommand(COMMANDS, argv);
+    if (found.kind === 'help') {
+      const text = help(config, found.path);
+      process.stdout.write((json ? JSON.stringify({ usage: text, data_dir: config.dataDir }) : text) + '\n');
+      return;
+    }
+    const { command, positionals, flags } = found;
+    commandPath = command.path;
+    if (command.database === 'existing') requireDatabase(config);
+    if (command.database === 'create') warnIfNewDataDir(config);
+    const out = await command.run({ config, positionals, flags, json });
     if (out) process.stdout.write((json ? JSON.stringify(out.json) : out.text) + '\n');
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    if (json) process.stdout.write(JSON.stringify({ error: message }) + '\n');
+    // The API's error shape (toErrorBody): the message and its KbqaError code.
+    const { message, code } = KbqaError.from(e);
+    if (json) process.stdout.write(JSON.stringify({ error: message, code }) + '\n');
     else
       process.stderr.write(
-        `error: ${message}\n${e instanceof UsageError && config ? `\n${usage(config)}\n` : ''}`,
+        `error: ${message}\n${e instanceof UsageError && config ? `\n${help(config, e.path.length ? e.path : commandPath)}\n` : ''}`,
       );
     process.exitCode = e instanceof UsageError ? 2 : 1;
   }

@@ -72,6 +72,7 @@ describe('kbqa store copy: bad input', () => {
     expect(res.code).toBe(1);
     expect(JSON.parse(res.stdout)).toEqual({
       error: `no SQLite database at ${join(dataDir, 'kbqa.sqlite')}: set KBQA_DATA_DIR to the data directory of the deployment to copy`,
+      code: 'NOT_FOUND',
     });
     expect(existsSync(join(dataDir, 'kbqa.sqlite'))).toBe(false);
   });

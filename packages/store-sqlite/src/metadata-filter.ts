@@ -21,6 +21,13 @@ export function metadataWhereSql(conditions: MetadataCondition[], column: string
       const values = c.value as Array<string | number>;
       parts.push(`json_extract(${column}, ?) IN (${values.map(() => '?').join(', ')})`);
       params.push(path, ...values);
+    } else if (c.op === '$nin') {
+      // As $ne: a document without the field holds none of the values.
+      const values = c.value as Array<string | number>;
+      parts.push(
+        `(json_extract(${column}, ?) IS NULL OR json_extract(${column}, ?) NOT IN (${values.map(() => '?').join(', ')}))`,
+      );
+      params.push(path, path, ...values);
     } else if (c.op === '$ne') {
       // A document without the field is "not equal" too.
       parts.push(`(json_extract(${column}, ?) IS NULL OR json_extract(${column}, ?) <> ?)`);

@@ -529,6 +529,10 @@ export function describeChunkStoreContract(
           );
         }
         inputs.push(input(p1, 'bare', [contractDraft('plugin hooks')], { metadata: { other: 'x' } }));
+        // Booleans can be stored but not asked for: no number or string equals them, in either store.
+        inputs.push(
+          input(p1, 'flag', [contractDraft('plugin hooks')], { metadata: { version: true, tag: false } }),
+        );
         await store.replaceSources(inputs);
         const found = async (field: string, op: FilterOperator, value: FilterScalar | FilterScalar[]) =>
           sources(
@@ -546,24 +550,33 @@ export function describeChunkStoreContract(
             ['tag', 'even', ['v2', 'v4', 'v6']],
             ['version', 3, ['v3']],
             ['version', '3', []],
+            ['version', 1, ['v1']],
+            ['tag', 0, []],
           ],
           $ne: [
-            ['tag', 'even', ['bare', 'v1', 'v3', 'v5']],
-            ['version', '3', ['bare', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+            ['tag', 'even', ['bare', 'flag', 'v1', 'v3', 'v5']],
+            ['version', '3', ['bare', 'flag', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
           ],
-          $gt: [['version', 4, ['v5', 'v6']]],
+          $gt: [
+            ['version', 4, ['v5', 'v6']],
+            ['version', 0, ['v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+          ],
           $gte: [['version', 4, ['v4', 'v5', 'v6']]],
-          $lt: [['version', 2, ['v1']]],
+          $lt: [
+            ['version', 2, ['v1']],
+            ['tag', 1, []],
+          ],
           $lte: [['version', 2, ['v1', 'v2']]],
           $in: [
             ['tag', ['odd', 'none'], ['v1', 'v3', 'v5']],
             ['version', [1, '2', 6], ['v1', 'v6']],
+            ['tag', [0, 1], []],
           ],
           $nin: [
-            ['tag', ['odd'], ['bare', 'v2', 'v4', 'v6']],
-            ['version', [1, 2, 3, 4, 5], ['bare', 'v6']],
-            ['version', ['1', 'x'], ['bare', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
-            ['missing', ['a', 1], ['bare', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+            ['tag', ['odd'], ['bare', 'flag', 'v2', 'v4', 'v6']],
+            ['version', [1, 2, 3, 4, 5], ['bare', 'flag', 'v6']],
+            ['version', ['1', 'x'], ['bare', 'flag', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+            ['missing', ['a', 1], ['bare', 'flag', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
           ],
         };
         for (const [op, rows] of Object.entries(cases) as Array<[FilterOperator, (typeof cases)['$eq']]>) {

@@ -236,6 +236,14 @@ describe('Chat, conversations, messages (e2e)', () => {
       }).expect(200);
       expect(byName.body.sources.length).toBeGreaterThan(0);
       for (const s of byName.body.sources) expect(s.link).toBe('guides/testing.md');
+      const notGuides = await chat({
+        question: 'tidepool',
+        where: { section: { $nin: ['guides'] } },
+        retriever_options: { num_chunks: 50 },
+        shouldStream: false,
+      }).expect(200);
+      expect(notGuides.body.sources.length).toBeGreaterThan(0);
+      for (const s of notGuides.body.sources) expect(s.link).not.toBe('guides/testing.md');
     });
 
     it.each([

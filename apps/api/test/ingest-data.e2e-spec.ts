@@ -97,6 +97,38 @@ describe('ingestData (e2e, local sites on 127.0.0.1)', () => {
     expect(chat.body.sources[0].link).toBe(`${plain.origin}/docs/reference/hooks`);
   });
 
+  it('excludes a folder named without * and everything under it, and reports a pattern that matched nothing', async () => {
+    const q = await t.createProject('excluded');
+    const res = await t
+      .post('/v1/ingestData', {
+        api_key: q.serverKey,
+        url: `${plain.origin}/`,
+        exclude_paths: ['/docs/guides', '/docs/graphql'],
+      })
+      .expect(200);
+    const done = await t.waitForTask(res.body.task_id, 60_000);
+    const sources = await t.post('/v1/getSources', { api_key: q.serverKey }).expect(200);
+    const urls: string[] = sources.body.map((s: { source: string }) => s.source);
+    expect(urls).toContain(`${plain.origin}/docs/reference/hooks`);
+    expect(urls.filter((u) => u.startsWith(`${plain.origin}/docs/guides`))).toEqual([]);
+    expect(done.result).toMatchObject({
+      error: '',
+      success: true,
+      indexed: urls.length,
+      unmatched_exclude_paths: ['/docs/graphql'],
+    });
+    expect(done.result).not.toHaveProperty('unmatched_include_paths');
+    const report = JSON.parse(
+      await cli(['tasks', 'show', String(res.body.task_id), '--json'], { KBQA_DATA_DIR: t.dataDir }),
+    );
+    expect(report.note).toBe('exclude_paths "/docs/graphql" matched no URL this load met');
+    expect(report.skipped).toContainEqual({
+      url: `${plain.origin}/docs/guides/deployment/serverless`,
+      code: 'FILTERED',
+      reason: 'matched by excludePaths',
+    });
+  });
+
   it('ingests one page with type url, and every page of a sitemap with type sitemap', async () => {
     const one = await ingest({ url: `${plain.origin}/docs/guides/testing`, type: 'url' });
     expect(one.result).toEqual({

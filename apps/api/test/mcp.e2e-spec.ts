@@ -128,6 +128,14 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     });
     expect(reference.passages.length).toBeGreaterThan(0);
     expect(reference.passages.every((p) => p.link.startsWith('reference/'))).toBe(true);
+    // $nin, listed in docs/mcp.md, was an unknown operator.
+    const notGuides = await search(client, {
+      question,
+      where: { section: { $nin: ['guides', 'blog'] } },
+      num_chunks: 10,
+    });
+    expect(notGuides.result.isError).toBeFalsy();
+    expect(notGuides.passages.map((p) => p.link)).toEqual(reference.passages.map((p) => p.link));
   });
 
   it('search refuses a bad where filter or num_chunks as a tool error', async () => {

@@ -1,6 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { KbqaError } from './errors';
-import { MAX_IN_VALUES, MAX_WHERE_FIELDS, parseWhere } from './filters';
+import { FILTER_OPERATORS, MAX_IN_VALUES, MAX_WHERE_FIELDS, parseWhere } from './filters';
+
+/** The `$operators` a doc's paragraph about `where` names, in order of first mention. */
+function documentedOperators(doc: string, marker: string): string[] {
+  const text = readFileSync(join(__dirname, '../../../docs', doc), 'utf8');
+  const at = text.indexOf(marker);
+  expect(at).toBeGreaterThanOrEqual(0);
+  const paragraph = text.slice(at).split(/\n\s*\n/)[0] ?? '';
+  return [...new Set(paragraph.match(/\$[a-z]+/g) ?? [])];
+}
 
 describe(parseWhere.name, () => {
   it('parses one operator per field', () => {
@@ -8,6 +19,27 @@ describe(parseWhere.name, () => {
       { field: 'version', op: '$gte', value: 2 },
       { field: 'author', op: '$in', value: ['a', 'b'] },
     ]);
+  });
+
+  it('accepts every operator docs/api.md and docs/mcp.md list, and they list every one it accepts', () => {
+    for (const [doc, marker] of [
+      ['api.md', '`where` operators'],
+      ['mcp.md', '`where` is the metadata filter'],
+    ] as const) {
+      expect([...documentedOperators(doc, marker)].sort()).toEqual([...FILTER_OPERATORS].sort());
+    }
+    for (const op of FILTER_OPERATORS) {
+      const value = op === '$in' || op === '$nin' ? [1, 'a'] : 1;
+      expect(parseWhere({ f: { [op]: value } })).toEqual([{ field: 'f', op, value }]);
+    }
+  });
+
+  it('takes $nin as it takes $in: a non-empty list of at most MAX_IN_VALUES strings or numbers', () => {
+    expect(() => parseWhere({ v: { $nin: [] } })).toThrow(/\$nin must be a non-empty array/);
+    expect(() => parseWhere({ v: { $nin: 'a' } })).toThrow(/\$nin must be a non-empty array/);
+    expect(() => parseWhere({ v: { $nin: [{}] } })).toThrow(/\$nin must be a non-empty array/);
+    const tooMany = Array.from({ length: MAX_IN_VALUES + 1 }, (_, i) => i);
+    expect(() => parseWhere({ v: { $nin: tooMany } })).toThrow(`at most ${MAX_IN_VALUES} values`);
   });
 
   it('refuses unknown operators, combinations and wrong value types', () => {

@@ -1,6 +1,10 @@
 import { KbqaError } from './errors';
 
-export const FILTER_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in'] as const;
+/**
+ * The `where` operators. `$ne` and `$nin` also match a document without the field (it holds no
+ * value equal to, or in, the given ones), as in MongoDB; every other operator needs the field.
+ */
+export const FILTER_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 export type FilterScalar = string | number;
 
@@ -11,7 +15,7 @@ export interface MetadataCondition {
   value: FilterScalar | FilterScalar[];
 }
 
-/** Most values one `$in` list may hold (SQLite binds each as a variable; it allows 32,766 in all). */
+/** Most values one `$in` or `$nin` list may hold (SQLite binds each as a variable; it allows 32,766 in all). */
 export const MAX_IN_VALUES = 1000;
 /** Most fields one `where` object may name, so the total of bound values stays far under SQLite's limit. */
 export const MAX_WHERE_FIELDS = 16;
@@ -56,17 +60,17 @@ export function parseWhere(where: unknown): MetadataCondition[] {
       );
     }
     const operator = op as FilterOperator;
-    if (operator === '$in') {
+    if (operator === '$in' || operator === '$nin') {
       if (!Array.isArray(value) || value.length === 0 || !value.every(isScalar)) {
         throw new KbqaError(
           'BAD_REQUEST',
-          `where.${field}.$in must be a non-empty array of strings or numbers`,
+          `where.${field}.${operator} must be a non-empty array of strings or numbers`,
         );
       }
       if (value.length > MAX_IN_VALUES) {
         throw new KbqaError(
           'BAD_REQUEST',
-          `where.${field}.$in may hold at most ${MAX_IN_VALUES} values (got ${value.length})`,
+          `where.${field}.${operator} may hold at most ${MAX_IN_VALUES} values (got ${value.length})`,
         );
       }
       conditions.push({ field, op: operator, value });

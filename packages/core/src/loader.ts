@@ -96,6 +96,12 @@ export interface LoadContext {
   /** Reports an item that was not ingested (robots.txt, not HTML, too large...). */
   skipped?(item: SkippedItem): void;
   /**
+   * Reports, once when a load ends, the `includePaths` or `excludePaths` patterns of the request
+   * that matched none of the URLs it met (a typo, or a part of the site nothing links to), so the
+   * task's report can say that a filter filtered nothing.
+   */
+  unmatchedPaths?(field: 'includePaths' | 'excludePaths', patterns: string[]): void;
+  /**
    * During a sync: what the index holds for a URL (a source, or the URL a source was fetched
    * from), for a conditional request. Undefined on a first load.
    */

@@ -14,7 +14,14 @@ export {
   type ExtractFn,
   type PageContent,
 } from './page-document';
-export { nonHtmlExtension, normalizeUrl, pathMatcher, validateSiteRequest } from './url-rules';
+export {
+  nonHtmlExtension,
+  normalizeUrl,
+  pathMatcher,
+  reportUnmatchedPaths,
+  validateSiteRequest,
+  type PathMatcher,
+} from './url-rules';
 export {
   conditionalHeaders,
   emptyPageReason,

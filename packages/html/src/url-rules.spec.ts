@@ -33,14 +33,41 @@ describe(pathMatcher.name, () => {
     expect(match('/docs')).toBe(false);
     expect(match('/documentation')).toBe(false);
     expect(match('/blog')).toBe(true);
-    expect(match('/blog/post')).toBe(false);
     expect(match('/x/page.html')).toBe(true);
+    expect(match('/x/page.htm')).toBe(false);
+  });
+
+  it('matches a pattern without * as the path and everything under it, not a longer name', () => {
+    const match = pathMatcher(['/docs/graphql'], 'excludePaths')!;
+    expect(match('/docs/graphql')).toBe(true);
+    expect(match('/docs/graphql/')).toBe(true);
+    expect(match('/docs/graphql/x')).toBe(true);
+    expect(match('/docs/graphql/x/y')).toBe(true);
+    expect(match('/docs/graphql-old')).toBe(false);
+    expect(match('/docs/graphqlx/y')).toBe(false);
+    expect(match('/docs')).toBe(false);
+    expect(match('/other/docs/graphql')).toBe(false);
+  });
+
+  it('takes / alone as the home page, since every path is under it', () => {
+    const match = pathMatcher(['/'], 'includePaths')!;
+    expect(match('/')).toBe(true);
+    expect(match('/docs')).toBe(false);
   });
 
   it('ignores a trailing slash in a pattern and escapes regex characters', () => {
     const match = pathMatcher(['/api/v1.0/'], 'excludePaths')!;
     expect(match('/api/v1.0')).toBe(true);
+    expect(match('/api/v1.0/users')).toBe(true);
     expect(match('/api/v1x0')).toBe(false);
+  });
+
+  it('lists the patterns, as given, that matched none of the paths asked about', () => {
+    const match = pathMatcher(['/docs/graphql', '/docs/graphq/', '/blog/*', '*.pdf'], 'excludePaths')!;
+    expect(match.unmatched()).toEqual(['/docs/graphql', '/docs/graphq/', '/blog/*', '*.pdf']);
+    match('/docs/graphql/schema');
+    match('/blog/a.pdf');
+    expect(match.unmatched()).toEqual(['/docs/graphq/']);
   });
 
   it('is absent without patterns and refuses patterns that are not paths', () => {

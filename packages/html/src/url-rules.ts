@@ -1,4 +1,4 @@
-import { KbqaError } from '@kbqa/core';
+import { KbqaError, type LoadContext } from '@kbqa/core';
 
 /**
  * The form under which the crawler compares URLs: http(s) only; scheme and host lower-cased
@@ -28,17 +28,23 @@ export function normalizeUrl(input: string | URL, base?: string): string | undef
   return url.href;
 }
 
+/** A compiled `includePaths` / `excludePaths` list: true when any pattern matches the path. */
+export interface PathMatcher {
+  (path: string): boolean;
+  /** The patterns, as given, that have matched none of the paths asked about so far. */
+  unmatched(): string[];
+}
+
 /**
  * Compiles `includePaths` / `excludePaths` patterns. A pattern is matched against the whole URL
- * pathname (normalized: no trailing slash except `/`, percent-encoding as in the URL); `*`
- * matches any run of characters, `/` included, so a pattern ending in `*` is a prefix match.
- * `/docs/*` matches `/docs/a` and `/docs/a/b` but not `/docs` itself; `/docs` matches only
- * `/docs` (and `/docs/`). Patterns must start with `/` or `*`.
+ * pathname (normalized: no trailing slash except `/`, percent-encoding as in the URL). A pattern
+ * without `*` matches that path and every path under it: `/docs/graphql` matches `/docs/graphql`,
+ * `/docs/graphql/` and `/docs/graphql/x`, not `/docs/graphql-old` (people write a folder and mean
+ * all of it). With `*`, the pattern is the whole path and `*` any run of characters, `/`
+ * included: `/docs/*` matches `/docs/a` and `/docs/a/b` but not `/docs`; `*.html` any path ending
+ * so. `/` alone matches the home page only. Patterns must start with `/` or `*`.
  */
-export function pathMatcher(
-  patterns: readonly string[] | undefined,
-  field: string,
-): ((path: string) => boolean) | undefined {
+export function pathMatcher(patterns: readonly string[] | undefined, field: string): PathMatcher | undefined {
   if (!patterns || patterns.length === 0) return undefined;
   const regexes = patterns.map((pattern) => {
     if (typeof pattern !== 'string' || !/^[/*]/.test(pattern) || pattern.length > 500) {
@@ -52,9 +58,34 @@ export function pathMatcher(
       .split('*')
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*');
-    return new RegExp(`^${source}$`);
+    if (trimmed.includes('*')) return new RegExp(`^${source}$`);
+    // Every path is under `/`: as a prefix it would filter nothing, so it names the home page.
+    return trimmed === '/' ? /^\/$/ : new RegExp(`^${source}(?:/.*)?$`);
   });
-  return (path) => regexes.some((re) => re.test(path));
+  const matched = new Array<boolean>(regexes.length).fill(false);
+  const match = (path: string): boolean => {
+    let any = false;
+    // Every pattern is tried, not only up to the first match, so that unmatched() is exact.
+    regexes.forEach((re, i) => {
+      if (re.test(path)) matched[i] = any = true;
+    });
+    return any;
+  };
+  return Object.assign(match, {
+    unmatched: () => patterns.filter((_, i) => !matched[i]),
+  });
+}
+
+/** Tells a load's context which of its include and exclude patterns matched no URL it met. */
+export function reportUnmatchedPaths(
+  context: Pick<LoadContext, 'unmatchedPaths'>,
+  include: PathMatcher | undefined,
+  exclude: PathMatcher | undefined,
+): void {
+  const unmatchedInclude = include?.unmatched() ?? [];
+  const unmatchedExclude = exclude?.unmatched() ?? [];
+  if (unmatchedInclude.length > 0) context.unmatchedPaths?.('includePaths', unmatchedInclude);
+  if (unmatchedExclude.length > 0) context.unmatchedPaths?.('excludePaths', unmatchedExclude);
 }
 
 const BINARY_EXTENSIONS = new Set(

@@ -126,6 +126,13 @@ describe(DocusaurusLoader.name, () => {
       expect(sources(included.documents, origin)).toEqual([...guides].sort());
       expect(reasonOf(included, `${origin}/docs/guides/index`)).toBe('matched by excludePaths');
       expect(reasonOf(included, `${origin}/docs/reference/routes`)).toBe('not matched by includePaths');
+      expect(included.unmatched).toEqual({});
+
+      // Without *, a folder and everything under it; a pattern matching no sitemap URL is reported.
+      const folder = await load(server, { excludePaths: ['/docs/guides', '/docs/graphql'] });
+      expect(sources(folder.documents, origin).some((p) => p.startsWith('/docs/guides'))).toBe(false);
+      expect(sources(folder.documents, origin)).toContain('/docs/reference/routes');
+      expect(folder.unmatched).toEqual({ excludePaths: ['/docs/graphql'] });
 
       const capped = await load(server, {}, { maxPages: 3 });
       expect(capped.documents).toHaveLength(3);

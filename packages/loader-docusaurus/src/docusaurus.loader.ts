@@ -17,6 +17,7 @@ import {
   normalizeUrl,
   pageProblem,
   pathMatcher,
+  reportUnmatchedPaths,
   SitePageIndex,
   siteLoaderSettings,
   type SiteExtractFn,
@@ -70,7 +71,7 @@ export class DocusaurusLoader implements SourceLoader {
     const given = new URL(normalizeUrl(request.url)!);
 
     const { url: sitemapUrl, base } = await this.findSitemap(given, signal);
-    const pages = await this.pagesOf(sitemapUrl, base, given, request, skip, signal);
+    const pages = await this.pagesOf(sitemapUrl, base, given, request, context, signal);
     context.progress({ step: 'SCRAPING', current: 0, total: pages.length, message: `sitemap ${sitemapUrl}` });
 
     const indexed = new SitePageIndex();
@@ -195,15 +196,19 @@ export class DocusaurusLoader implements SourceLoader {
     }
   }
 
-  /** The sitemap's page URLs this request covers, normalized and de-duplicated. */
+  /**
+   * The sitemap's page URLs this request covers, normalized and de-duplicated; include and exclude
+   * patterns that matched none of its URLs are reported to the context.
+   */
   private async pagesOf(
     sitemapUrl: string,
     base: string,
     given: URL,
     request: LoadRequest,
-    skip: (item: SkippedItem) => void,
+    context: LoadContext,
     signal: AbortSignal,
   ): Promise<string[]> {
+    const skip = (item: SkippedItem): void => context.skipped?.(item);
     const origin = given.origin;
     const givenRelative = given.pathname.startsWith(base) ? given.pathname.slice(base.length) : '';
     // Blog, tags and search are left out unless the given URL is under one of them.
@@ -261,6 +266,7 @@ export class DocusaurusLoader implements SourceLoader {
       }
       pages.push(url);
     }
+    reportUnmatchedPaths(context, include, exclude);
     return pages;
   }
 

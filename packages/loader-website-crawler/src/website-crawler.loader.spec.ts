@@ -110,6 +110,78 @@ describe(WebsiteCrawlerLoader.name, () => {
     });
   });
 
+  describe('on a site with a section and a sibling of a longer name', () => {
+    let server: SiteServer;
+    const links = [
+      '/docs/graphql',
+      '/docs/graphql/schema',
+      '/docs/graphql/queries',
+      '/docs/graphql-old',
+      '/docs/rest',
+    ]
+      .map((path) => `<a href="${path}">${path}</a>`)
+      .join(' ');
+    beforeAll(async () => {
+      const pages = new Map<string, string>([['/', page('Home', text('the home page') + links)]]);
+      for (const path of [
+        '/docs/graphql',
+        '/docs/graphql/schema',
+        '/docs/graphql/queries',
+        '/docs/graphql-old',
+        '/docs/rest',
+      ])
+        pages.set(path, page(path, text(path) + links));
+      server = await startSiteServer({ pages });
+    });
+    afterAll(() => server.close());
+
+    it('leaves out a folder named without * in excludePaths, and everything under it, not its longer-named sibling', async () => {
+      const result = await crawl(server, { excludePaths: ['/docs/graphql'] });
+      expect(paths(result.documents, server.origin)).toEqual(['/', '/docs/graphql-old', '/docs/rest']);
+      for (const path of ['/docs/graphql', '/docs/graphql/schema', '/docs/graphql/queries'])
+        expect(reasonOf(result, server.origin, path)).toBe('matched by excludePaths');
+      expect(result.unmatched).toEqual({});
+    });
+
+    it('follows only a folder named without * in includePaths, and everything under it', async () => {
+      const result = await crawl(server, { includePaths: ['/docs/graphql/'] });
+      expect(paths(result.documents, server.origin)).toEqual([
+        '/docs/graphql',
+        '/docs/graphql/queries',
+        '/docs/graphql/schema',
+      ]);
+      expect(reasonOf(result, server.origin, '/docs/graphql-old')).toBe('not matched by includePaths');
+    });
+
+    it('reports the patterns that matched no URL of the crawl, as given', async () => {
+      const result = await crawl(server, {
+        includePaths: ['/docs/*', '/', '/guides'],
+        excludePaths: ['/docs/graphq/', '/docs/rest', '*.pdf'],
+      });
+      expect(paths(result.documents, server.origin)).not.toContain('/docs/rest');
+      expect(result.unmatched).toEqual({
+        includePaths: ['/guides'],
+        excludePaths: ['/docs/graphq/', '*.pdf'],
+      });
+    });
+
+    it('reports an include pattern that matched nothing before failing for want of pages', async () => {
+      const unmatched: Array<[string, string[]]> = [];
+      const context: LoadContext = {
+        signal: new AbortController().signal,
+        progress: () => undefined,
+        unmatchedPaths: (field, patterns) => unmatched.push([field, patterns]),
+      };
+      const loader = new WebsiteCrawlerLoader({ fetcher: fetcherFor(server) });
+      const load = async () => {
+        for await (const doc of loader.load({ url: `${server.origin}/`, includePaths: ['/dcos'] }, context))
+          void doc;
+      };
+      await expect(load()).rejects.toMatchObject({ code: 'NO_CONTENT' });
+      expect(unmatched).toEqual([['includePaths', ['/dcos']]]);
+    });
+  });
+
   describe('on a site of edge cases', () => {
     let server: SiteServer;
     let other: SiteServer;

@@ -16,6 +16,7 @@ import {
   normalizeUrl,
   pageProblem,
   pathMatcher,
+  reportUnmatchedPaths,
   SitePageIndex,
   sitePageKey,
   siteLoaderSettings,
@@ -280,6 +281,8 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       closed = true;
       signal.removeEventListener('abort', onAbort);
     }
+    // Before a failure too: a pattern that matched nothing may be why nothing was found.
+    reportUnmatchedPaths(context, include, exclude);
     if (yielded === 0 && kept === 0) {
       if (startError) throw startError;
       throw new KbqaError('NO_CONTENT', `no page with extractable text found from ${start}`);

@@ -24,6 +24,16 @@ describe('metadataWhereSql', () => {
     ]);
   });
 
+  it('lets a document without the field pass $nin, as it passes $ne', () => {
+    const { sql, params } = metadataWhereSql(
+      [{ field: 'tag', op: '$nin', value: ['a', 2] }],
+      'd.metadata',
+      1,
+    );
+    expect(sql).toBe('(d.metadata -> $1::text IS NULL OR NOT (d.metadata -> $1::text = ANY($2::jsonb[])))');
+    expect(params).toEqual(['tag', ['"a"', '2']]);
+  });
+
   it('is empty without conditions', () => {
     expect(metadataWhereSql([], 'd.metadata', 1)).toEqual({ sql: '', params: [] });
   });

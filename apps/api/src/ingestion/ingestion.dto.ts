@@ -182,5 +182,9 @@ export type IngestionStatusResponse =
          * that were deleted while it ran, so the project holds that many fewer.
          */
         deleted_during_run?: number;
+        /** Only when some did: `include_paths` that matched no URL the crawl met. */
+        unmatched_include_paths?: string[];
+        /** Only when some did: `exclude_paths` that matched no URL the crawl met (they excluded nothing). */
+        unmatched_exclude_paths?: string[];
       };
     };

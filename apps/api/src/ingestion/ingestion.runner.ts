@@ -83,6 +83,8 @@ export interface TaskStats {
    * sources it wrote were deleted while it ran.
    */
   note?: string;
+  /** Include and exclude patterns of the request that matched no URL the load met. */
+  unmatchedPaths?: { includePaths?: string[]; excludePaths?: string[] };
 }
 
 /** What a load or sync of an index did, page by page. */
@@ -106,6 +108,10 @@ export interface SyncCounts {
  */
 export interface ReportedCounts extends Partial<SyncCounts> {
   deleted_during_run?: number;
+  /** Only when some did: `include_paths` that matched no URL the load met. */
+  unmatched_include_paths?: string[];
+  /** Only when some did: `exclude_paths` that matched no URL the load met, so excluded nothing. */
+  unmatched_exclude_paths?: string[];
 }
 
 /**
@@ -341,6 +347,14 @@ export class IngestionRunner implements TaskRunner {
         seen.add(s.id);
         counts.unchanged += 1;
       },
+      unmatchedPaths: (field: 'includePaths' | 'excludePaths', patterns: string[]) => {
+        (stats.unmatchedPaths ??= {})[field] = patterns;
+        const name = field === 'includePaths' ? 'include_paths' : 'exclude_paths';
+        addNote(
+          stats,
+          `${name} ${patterns.map((p) => JSON.stringify(p)).join(', ')} matched no URL this load met`,
+        );
+      },
     };
     await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
     for await (const doc of loader.load(request, context)) {
@@ -398,9 +412,11 @@ export class IngestionRunner implements TaskRunner {
     if (incomplete) {
       const kept = unseen.length - removed.length;
       if (kept > 0)
-        stats.note =
+        addNote(
+          stats,
           `kept ${kept} page(s) this sync did not see, because it was not complete ` +
-          `(${incomplete.code}: ${incomplete.url} ${incomplete.reason})`;
+            `(${incomplete.code}: ${incomplete.url} ${incomplete.reason})`,
+        );
     } else {
       removed.splice(0, removed.length, ...unseen);
     }
@@ -427,7 +443,7 @@ export class IngestionRunner implements TaskRunner {
     const said =
       `${deleted} source(s) this task wrote were deleted (deleteSource) while it ran, ` +
       `so the project holds ${deleted} fewer than it indexed`;
-    stats.note = stats.note ? `${stats.note}; ${said}` : said;
+    addNote(stats, said);
   }
 
   private async prepareSource(
@@ -579,9 +595,20 @@ export class IngestionRunner implements TaskRunner {
 /** The task row's `counts` column: JSON of {@link ReportedCounts}, or null when it has none. */
 function reportedCounts(stats: TaskStats): string | null {
   const deleted = stats.deletedDuringRun ?? 0;
-  if (!stats.counts && deleted === 0) return null;
-  const counts: ReportedCounts = { ...stats.counts, ...(deleted > 0 ? { deleted_during_run: deleted } : {}) };
+  const unmatched = stats.unmatchedPaths;
+  if (!stats.counts && deleted === 0 && !unmatched) return null;
+  const counts: ReportedCounts = {
+    ...stats.counts,
+    ...(deleted > 0 ? { deleted_during_run: deleted } : {}),
+    ...(unmatched?.includePaths ? { unmatched_include_paths: unmatched.includePaths } : {}),
+    ...(unmatched?.excludePaths ? { unmatched_exclude_paths: unmatched.excludePaths } : {}),
+  };
   return JSON.stringify(counts);
+}
+
+/** Adds a sentence to the task's report note. */
+function addNote(stats: TaskStats, text: string): void {
+  stats.note = stats.note ? `${stats.note}; ${text}` : text;
 }
 
 function seconds(since: number): string {

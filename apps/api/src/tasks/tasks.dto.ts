@@ -138,7 +138,9 @@ export class TaskReportResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'why pages a sync did not see were kept; that sources it wrote were deleted while it ran',
+    description:
+      'why pages a sync did not see were kept; that sources it wrote were deleted while it ran; ' +
+      'include or exclude paths that matched no URL',
   })
   note!: string | null;
 

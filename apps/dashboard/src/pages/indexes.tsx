@@ -136,9 +136,27 @@ function IngestForm({ project, onStarted }: { project: Project; onStarted: () =>
           onInput={(e) => setUrl(e.currentTarget.value)}
         />
         <label for="ingest-include">Include paths (comma separated, optional)</label>
-        <input id="ingest-include" value={include} onInput={(e) => setInclude(e.currentTarget.value)} />
+        <input
+          id="ingest-include"
+          aria-describedby="ingest-paths-help"
+          value={include}
+          onInput={(e) => setInclude(e.currentTarget.value)}
+        />
         <label for="ingest-exclude">Exclude paths (comma separated, optional)</label>
-        <input id="ingest-exclude" value={exclude} onInput={(e) => setExclude(e.currentTarget.value)} />
+        <input
+          id="ingest-exclude"
+          aria-describedby="ingest-paths-help"
+          value={exclude}
+          onInput={(e) => setExclude(e.currentTarget.value)}
+        />
+        <span />
+        <p id="ingest-paths-help" class="muted">
+          Paths start with <code>/</code>. <code>/docs/graphql</code> is that page and everything under it
+          (not <code>/docs/graphql-old</code>); <code>*</code> is any run of characters, so{' '}
+          <code>/docs/*</code> is everything under <code>/docs</code> but not <code>/docs</code> itself, and{' '}
+          <code>*.html</code> every path ending so; <code>/</code> alone is the home page. A pattern that
+          matched no URL is named in the task's report.
+        </p>
         <span />
         <button type="submit">Start ingestion</button>
       </form>

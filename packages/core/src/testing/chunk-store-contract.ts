@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type { ChunkDraft, LoadedDocument } from '../documents';
+import type { FilterOperator, FilterScalar } from '../filters';
 import { sha256Hex } from '../hash';
 import { ANSWER_FLOOR } from '../relevance';
 import type { SearchHit } from '../retrieval';
@@ -512,6 +513,82 @@ export function describeChunkStoreContract(
         expect(await search([{ field: 'version', op: '$ne', value: 3 }])).toHaveLength(19);
         expect(await search([{ field: 'missing', op: '$ne', value: 'a' }])).toHaveLength(20);
         expect(await search([{ field: 'missing', op: '$eq', value: 'a' }])).toEqual([]);
+      },
+      t,
+    );
+
+    it(
+      'gives every where operator its documented meaning, a missing field matching only $ne and $nin',
+      async () => {
+        const inputs: ReplaceSourceInput[] = [];
+        for (let v = 1; v <= 6; v++) {
+          inputs.push(
+            input(p1, `v${v}`, [contractDraft('plugin hooks')], {
+              metadata: { version: v, tag: v % 2 ? 'odd' : 'even' },
+            }),
+          );
+        }
+        inputs.push(input(p1, 'bare', [contractDraft('plugin hooks')], { metadata: { other: 'x' } }));
+        // Booleans can be stored but not asked for: no number or string equals them, in either store.
+        inputs.push(
+          input(p1, 'flag', [contractDraft('plugin hooks')], { metadata: { version: true, tag: false } }),
+        );
+        await store.replaceSources(inputs);
+        const found = async (field: string, op: FilterOperator, value: FilterScalar | FilterScalar[]) =>
+          sources(
+            await store.search({
+              projectId: p1,
+              text: 'plugin hooks',
+              topK: 30,
+              mode: 'lexical',
+              filters: [{ field, op, value }],
+            }),
+          ).sort();
+        // A Record, so an operator added to FILTER_OPERATORS without a case here fails to compile.
+        const cases: Record<FilterOperator, Array<[string, FilterScalar | FilterScalar[], string[]]>> = {
+          $eq: [
+            ['tag', 'even', ['v2', 'v4', 'v6']],
+            ['version', 3, ['v3']],
+            ['version', '3', []],
+            ['version', 1, ['v1']],
+            ['tag', 0, []],
+          ],
+          $ne: [
+            ['tag', 'even', ['bare', 'flag', 'v1', 'v3', 'v5']],
+            ['version', '3', ['bare', 'flag', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+          ],
+          $gt: [
+            ['version', 4, ['v5', 'v6']],
+            ['version', 0, ['v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+          ],
+          $gte: [['version', 4, ['v4', 'v5', 'v6']]],
+          $lt: [
+            ['version', 2, ['v1']],
+            ['tag', 1, []],
+          ],
+          $lte: [['version', 2, ['v1', 'v2']]],
+          $in: [
+            ['tag', ['odd', 'none'], ['v1', 'v3', 'v5']],
+            ['version', [1, '2', 6], ['v1', 'v6']],
+            ['tag', [0, 1], []],
+          ],
+          $nin: [
+            ['tag', ['odd'], ['bare', 'flag', 'v2', 'v4', 'v6']],
+            ['version', [1, 2, 3, 4, 5], ['bare', 'flag', 'v6']],
+            ['version', ['1', 'x'], ['bare', 'flag', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+            ['missing', ['a', 1], ['bare', 'flag', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6']],
+          ],
+        };
+        for (const [op, rows] of Object.entries(cases) as Array<[FilterOperator, (typeof cases)['$eq']]>) {
+          for (const [field, value, expected] of rows) {
+            expect({ field, op, value, found: await found(field, op, value) }).toEqual({
+              field,
+              op,
+              value,
+              found: expected,
+            });
+          }
+        }
       },
       t,
     );

@@ -22,17 +22,27 @@ export async function collect(
   loader: SourceLoader,
   request: LoadRequest,
   signal: AbortSignal = new AbortController().signal,
-): Promise<{ documents: LoadedDocument[]; progress: LoadProgress[]; skipped: SkippedItem[] }> {
+): Promise<{
+  documents: LoadedDocument[];
+  progress: LoadProgress[];
+  skipped: SkippedItem[];
+  /** What the loader reported through `unmatchedPaths`, by field. */
+  unmatched: Partial<Record<'includePaths' | 'excludePaths', string[]>>;
+}> {
   const progress: LoadProgress[] = [];
   const skipped: SkippedItem[] = [];
+  const unmatched: Partial<Record<'includePaths' | 'excludePaths', string[]>> = {};
   const context: LoadContext = {
     signal,
     progress: (p) => progress.push(p),
     skipped: (item) => skipped.push(item),
+    unmatchedPaths: (field, patterns) => {
+      unmatched[field] = patterns;
+    },
   };
   const documents: LoadedDocument[] = [];
   for await (const doc of loader.load(request, context)) documents.push(doc);
-  return { documents, progress, skipped };
+  return { documents, progress, skipped, unmatched };
 }
 
 function isHttpUrl(value: unknown): boolean {

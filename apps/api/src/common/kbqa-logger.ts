@@ -27,7 +27,8 @@ export class KbqaLogger extends ConsoleLogger {
 
   override log(message: unknown, ...optionalParams: unknown[]): void {
     const context = optionalParams[optionalParams.length - 1];
-    if (typeof context === 'string' && STARTUP_CONTEXTS.has(context)) {
+    // The contexts are class names, which the binary's bundler may prefix (`_InstanceLoader`).
+    if (typeof context === 'string' && STARTUP_CONTEXTS.has(context.replace(/^_+/, ''))) {
       this.debug(message, ...optionalParams);
       return;
     }

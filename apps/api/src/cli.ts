@@ -26,9 +26,7 @@ interface Output {
   json: unknown;
 }
 
-const usage = (
-  config: AppConfig,
-) => `Usage: kbqa <command> [--json]   (pnpm kbqa … in a clone of the repository)
+const usage = (config: AppConfig) => `Usage: ${config.command} <command> [--json]
 
   start                                     serve the API on PORT (3000) with ingestion workers
   projects create <name>                    create a project

@@ -556,7 +556,7 @@ describe('Generated operator token (e2e, the built service and CLI)', () => {
     const token = JSON.parse((await kbqa(['admin', 'token', '--json'], env())).stdout).token as string;
     const server = await startServer(env());
     try {
-      expect(server.output()).not.toContain('created an operator token');
+      expect(server.output()).not.toContain('it prints an operator token');
       const res = await fetch(`${server.baseUrl}/admin/v1/projects`, {
         headers: { authorization: `Bearer ${token}` },
       });

@@ -1,7 +1,7 @@
 // Builds the API and the packages it uses when sources changed (turbo's cache makes this a
 // no-op otherwise), showing turbo's output only when the build fails, so `pnpm -s kbqa … --json`
-// prints nothing but the command's own JSON. `buildWithProgress` (pnpm start) also says on stderr
-// which package it builds, since a first build takes a minute or two.
+// prints nothing but the command's own JSON. `buildWithProgress` (pnpm start, and `pnpm kbqa` on a
+// terminal) also says on stderr which package it builds, since a first build takes a minute or two.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -71,4 +71,8 @@ function buildWithProgress() {
 }
 
 module.exports = { buildWithProgress };
-if (require.main === module) ensureBuilt();
+// `pnpm kbqa …`: progress only on a terminal (it goes to stderr, so `--json` output stays clean).
+if (require.main === module) {
+  if (process.stderr.isTTY) void buildWithProgress();
+  else ensureBuilt();
+}

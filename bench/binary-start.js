@@ -1,7 +1,8 @@
 // Size and start-up time of the single executable (pnpm build:binary first): time from exec to the
 // first 200 from /health, on a new data folder each run. The first run extracts the native files to
 // an empty cache; the others find them there. `node bench/binary-start.js [runs]`; compare with
-// `node apps/api/dist/main.js` started the same way.
+// `node apps/api/dist/main.js` started the same way. `--chat` instead compares chat throughput:
+// the docs corpus ingested into each, then autocannon sends serviceChat with 10 clients for 10 s.
 'use strict';
 const { spawn } = require('node:child_process');
 const { mkdtempSync, mkdirSync, readFileSync, rmSync, statSync } = require('node:fs');
@@ -10,7 +11,7 @@ const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..');
 const BINARY = path.join(ROOT, 'dist', 'kbqa-linux-x64');
-const runs = Number(process.argv[2] ?? 5);
+const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5);
 
 async function timeToHealth(command, args, env) {
   const started = process.hrtime.bigint();
@@ -92,7 +93,96 @@ async function main() {
   }
 }
 
-main().catch((e) => {
+/** Chats a second that `command args` serves once the docs corpus is ingested. */
+async function chatsPerSecond(command, args, cli, env) {
+  const { execFileSync } = require('node:child_process');
+  const autocannon = require('autocannon');
+  const json = (argv) => JSON.parse(execFileSync(cli[0], [...cli.slice(1), ...argv, '--json'], { env }));
+  const project = json(['projects', 'create', 'bench']);
+  const { key } = json(['keys', 'create', '--project', String(project.id), '--kind', 'server']);
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const base = await new Promise((resolve, reject) => {
+      let out = '';
+      const onData = (d) => {
+        out += d.toString();
+        const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
+        if (m) resolve(`http://127.0.0.1:${m[1]}`);
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+    });
+    const corpus = path.join(ROOT, 'fixtures', 'docs-corpus');
+    const documents = [];
+    for (const f of require('node:fs').readdirSync(corpus, { recursive: true }))
+      if (f.endsWith('.md'))
+        documents.push({ source: f, content: readFileSync(path.join(corpus, f), 'utf8') });
+    const post = async (route, body) =>
+      (
+        await fetch(base + route, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: key, ...body }),
+        })
+      ).json();
+    const { task_id } = await post('/v1/ingestDocuments', { documents });
+    while ((await post('/v1/ingestionStatus', { task_id })).status !== 'completed')
+      await new Promise((r) => setTimeout(r, 100));
+    const result = await autocannon({
+      url: `${base}/v1/serviceChat`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        api_key: key,
+        question: 'How do I add a hook?',
+        history: [],
+        shouldStream: false,
+      }),
+      connections: 10,
+      duration: 10,
+    });
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+    return result.requests.average;
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function chat() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kbqa-binary-chat-'));
+  const env = (name) => ({
+    HOME: dir,
+    PATH: process.env.PATH,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    KBQA_CACHE_DIR: path.join(dir, 'cache'),
+    KBQA_DATA_DIR: path.join(dir, name),
+    KBQA_EMBED_MODEL: 'none',
+    KBQA_RATE_CHAT_PER_MIN: '0',
+  });
+  try {
+    const dist = path.join(ROOT, 'apps', 'api', 'dist');
+    const node = await chatsPerSecond(
+      process.execPath,
+      [path.join(dist, 'main.js')],
+      [process.execPath, path.join(dist, 'cli.js')],
+      env('node'),
+    );
+    const binary = await chatsPerSecond(BINARY, ['start'], [BINARY], env('binary'));
+    console.log(
+      `serviceChat, 10 clients, 10 s: node ${node.toFixed(0)} chats/s, binary ${binary.toFixed(0)} chats/s ` +
+        `(binary/node ${(binary / node).toFixed(2)})`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+(process.argv.includes('--chat') ? chat() : main()).catch((e) => {
   console.error(e);
   process.exit(1);
 });

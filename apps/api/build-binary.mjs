@@ -81,6 +81,18 @@ const seaPatches = {
       loader: 'js',
     }));
     b.onResolve({ filter: /^sqlite-vec$/ }, () => ({ path: join(seaDir, 'sqlite-vec.js') }));
+    // The read pool's worker scripts travel as assets too (bundled below) and run from the cache.
+    b.onLoad({ filter: /read-pool\/dist\/read-pool\.js$/ }, (args) => {
+      const nativeJs = JSON.stringify(join(seaDir, 'native.js'));
+      let text = readFileSync(args.path, 'utf8');
+      for (const name of ['read-worker.js', 'checkpoint-worker.js']) {
+        const call = `(0, node_path_1.join)(__dirname, '..', 'dist', '${name}')`;
+        if (!text.includes(call))
+          throw new Error(`build:binary: read-pool no longer finds ${name} as ${call}`);
+        text = text.replace(call, `require(${nativeJs}).file('${name}')`);
+      }
+      return { contents: text, loader: 'js' };
+    });
     b.onLoad(
       { filter: /apps\/api\/dist\/(config\/config|dashboard\/dashboard-static|widget\/widget-route)\.js$/ },
       (args) => {
@@ -114,9 +126,35 @@ const result = await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // jsdom's synchronous XMLHttpRequest worker, which nothing in kbqa uses.
+  logOverride: { 'require-resolve-not-external': 'silent' },
   metafile: true,
 });
 writeFileSync(join(work, 'meta.json'), JSON.stringify(result.metafile));
+
+// The read pool's worker threads: each its own bundle, run by the binary's Node from the cache
+// folder, where it finds the native files beside it. Without them search ran on the event loop.
+const readPoolDist = join(root, 'packages', 'read-pool', 'dist');
+const workers = {};
+for (const name of ['read-worker.js', 'checkpoint-worker.js']) {
+  workers[name] = join(work, name);
+  await build({
+    stdin: {
+      contents: `require('./native').setRoot(__dirname);\nrequire(${JSON.stringify(join(readPoolDist, name))});\n`,
+      resolveDir: seaDir,
+      sourcefile: `sea-${name}`,
+    },
+    outfile: workers[name],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    plugins: [seaPatches],
+    minifyWhitespace: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 
 // The assets: name in the binary -> file here.
 const assets = {
@@ -130,6 +168,7 @@ const assets = {
     paths: [dirname(fromStore.resolve('sqlite-vec'))],
   }),
   'dashboard/package.json': require.resolve('@kbqa/dashboard/package.json'),
+  ...workers,
 };
 for (const [pkgName, prefix] of [
   ['@kbqa/dashboard', 'dashboard/dist'],
@@ -162,23 +201,29 @@ writeFileSync(
     assets,
   }),
 );
-execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+// Their chatter ("Wrote single executable preparation blob", "Injection done!") is shown only
+// when they fail, so the build ends with the one line that says what it made.
+const quiet = (args) => {
+  try {
+    execFileSync(process.execPath, args, { stdio: 'pipe' });
+  } catch (e) {
+    process.stderr.write(`${e.stdout ?? ''}${e.stderr ?? ''}`);
+    throw e;
+  }
+};
+quiet(['--experimental-sea-config', seaConfig]);
 rmSync(output, { force: true });
 copyFileSync(process.execPath, output);
 chmodSync(output, 0o755);
-execFileSync(
-  process.execPath,
-  [
-    require.resolve('postject/dist/cli.js'),
-    output,
-    'NODE_SEA_BLOB',
-    blob,
-    '--sentinel-fuse',
-    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
-  ],
-  { stdio: 'inherit' },
-);
+quiet([
+  require.resolve('postject/dist/cli.js'),
+  output,
+  'NODE_SEA_BLOB',
+  blob,
+  '--sentinel-fuse',
+  'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+]);
 const mb = (statSync(output).size / 1024 / 1024).toFixed(1);
 console.log(
-  `${relative(root, output)}: ${mb} MB (bundle ${(statSync(bundle).size / 1024 / 1024).toFixed(1)} MB)`,
+  `built ${relative(root, output)}: ${mb} MB (bundle ${(statSync(bundle).size / 1024 / 1024).toFixed(1)} MB)`,
 );

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ADMIN_OPENAPI_PATH, createAdminOpenApiDocument } from './admin/openapi';
 import { AppModule } from './app.module';
+import { KbqaLogger } from './common/kbqa-logger';
 import { registerJsonBody } from './common/json-body';
 import { registerDashboardPages } from './dashboard/dashboard-static';
 import type { AppConfig } from './config/config';
@@ -27,7 +28,7 @@ export async function createApp(
     trustProxy: config.trustProxy,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: options.logger ?? new Logger(),
+    logger: options.logger ?? new KbqaLogger(config.logLevel),
     bodyParser: false,
   });
   const instance = app.getHttpAdapter().getInstance();

@@ -13,7 +13,7 @@ export async function adminTokenCommand(config: AppConfig): Promise<{ text: stri
     throw new Error(
       'KBQA_ADMIN_TOKEN is set: the service uses that value as the operator token, so a generated one ' +
         'would not work. Change the variable (and restart the service) instead, or unset it to use ' +
-        '`pnpm kbqa admin token`.',
+        `\`${config.command} admin token\`.`,
     );
   }
   if (config.databaseUrl === undefined && !existsSync(config.databaseFile)) {

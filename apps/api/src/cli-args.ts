@@ -153,9 +153,12 @@ export function commandsUnder<C extends CommandSpec<unknown>>(
   return commands.filter((c) => startsWith(c.path, path));
 }
 
-/** Help for one command: its usage line, what it does, the options every command takes. */
-export function commandHelp(c: CommandSpec<unknown>): string {
-  const usage = `Usage: kbqa ${[...c.path, ...(c.args ? [c.args] : [])].join(' ')} [--json]`;
+/**
+ * Help for one command: its usage line, what it does, the options every command takes. `program`
+ * is how the user runs kbqa (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`).
+ */
+export function commandHelp(c: CommandSpec<unknown>, program = 'kbqa'): string {
+  const usage = `Usage: ${program} ${[...c.path, ...(c.args ? [c.args] : [])].join(' ')} [--json]`;
   return [
     usage,
     '',
@@ -168,13 +171,17 @@ export function commandHelp(c: CommandSpec<unknown>): string {
 }
 
 /** Help for a group of commands (`kbqa tools`): each command under it, one per entry. */
-export function groupHelp(commands: readonly CommandSpec<unknown>[], path: readonly string[]): string {
+export function groupHelp(
+  commands: readonly CommandSpec<unknown>[],
+  path: readonly string[],
+  program = 'kbqa',
+): string {
   const name = path.join(' ');
   return [
-    `Usage: kbqa ${name} <command> [--json]`,
+    `Usage: ${program} ${name} <command> [--json]`,
     '',
     ...commandsUnder(commands, path).flatMap(commandLines),
     '',
-    `Run \`kbqa ${name} <command> --help\` for one command's help.`,
+    `Run \`${program} ${name} <command> --help\` for one command's help.`,
   ].join('\n');
 }

@@ -331,11 +331,11 @@ function toolCommand(words: string[], args: string, summary: string[]): Command[
 }
 
 function usage(config: AppConfig): string {
-  return `Usage: kbqa <command> [--json]   (pnpm kbqa … in a clone of the repository)
+  return `Usage: ${config.command} <command> [--json]
 
 ${COMMANDS.flatMap(commandLines).join('\n')}
 
-\`kbqa <command> --help\` (or -h) shows one command's help; a group alone (\`kbqa tools\`) lists its commands.
+\`${config.command} <command> --help\` (or -h) shows one command's help; a group alone (\`${config.command} tools\`) lists its commands.
 
 ${dataDirNote(config)}
 Environment: KBQA_DATA_DIR, KBQA_DATABASE_URL (PostgreSQL instead of the directory's SQLite file), REDIS_URL,
@@ -352,7 +352,8 @@ function dataDirNote(config: AppConfig): string {
 function help(config: AppConfig, path: readonly string[]): string {
   if (path.length === 0) return usage(config);
   const command = COMMANDS.find((c) => c.path.join(' ') === path.join(' '));
-  return `${command ? commandHelp(command) : groupHelp(COMMANDS, path)}\n\n${dataDirNote(config)}`;
+  const program = config.command;
+  return `${command ? commandHelp(command, program) : groupHelp(COMMANDS, path, program)}\n\n${dataDirNote(config)}`;
 }
 
 async function withContext<T>(

@@ -522,7 +522,7 @@ describe('Generated operator token (e2e, the built service and CLI)', () => {
       const file = adminTokenFile(dataDir);
       expect(existsSync(file)).toBe(true);
       expect(statSync(file).mode & 0o777).toBe(0o600);
-      expect(server.output()).toContain('created an operator token');
+      expect(server.output()).toContain('it prints an operator token, once');
       expect(server.output()).toContain('pnpm kbqa admin token');
       const projects = (token?: string) =>
         fetch(`${server.baseUrl}/admin/v1/projects`, {
@@ -556,7 +556,7 @@ describe('Generated operator token (e2e, the built service and CLI)', () => {
     const token = JSON.parse((await kbqa(['admin', 'token', '--json'], env())).stdout).token as string;
     const server = await startServer(env());
     try {
-      expect(server.output()).not.toContain('created an operator token');
+      expect(server.output()).not.toContain('it prints an operator token');
       const res = await fetch(`${server.baseUrl}/admin/v1/projects`, {
         headers: { authorization: `Bearer ${token}` },
       });

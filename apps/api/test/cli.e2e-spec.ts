@@ -165,7 +165,7 @@ describe('kbqa CLI (e2e, the built command line)', () => {
         code: 0,
         stderr: '',
       });
-      expect(res.stdout).toMatch(new RegExp(`^Usage: kbqa ${command}[ \\n]`));
+      expect(res.stdout).toMatch(new RegExp(`^Usage: pnpm kbqa ${command}[ \\n]`));
       expect(res.stdout).toContain('-h, --help');
     });
     expect(existsSync(join(root, 'd'))).toBe(false);
@@ -175,13 +175,13 @@ describe('kbqa CLI (e2e, the built command line)', () => {
     const env = { KBQA_DATA_DIR: join(root, 'd') };
     const short = await kbqa(['-h'], env);
     expect(short.code).toBe(0);
-    expect(short.stdout).toContain('Usage: kbqa <command>');
+    expect(short.stdout).toContain('Usage: pnpm kbqa <command>');
     const word = await kbqa(['help', 'keys', 'create'], env);
     expect(word.code).toBe(0);
-    expect(word.stdout).toMatch(/^Usage: kbqa keys create --project <id> --kind server\|anon/);
+    expect(word.stdout).toMatch(/^Usage: pnpm kbqa keys create --project <id> --kind server\|anon/);
     const json = await kbqa(['tasks', 'show', '--help', '--json'], env);
     expect(JSON.parse(json.stdout)).toEqual({
-      usage: expect.stringMatching(/^Usage: kbqa tasks show <task-id>/),
+      usage: expect.stringMatching(/^Usage: pnpm kbqa tasks show <task-id>/),
       data_dir: join(root, 'd'),
     });
   });
@@ -191,7 +191,7 @@ describe('kbqa CLI (e2e, the built command line)', () => {
     await inBatches(GROUPS, async (group) => {
       const res = await kbqa(group.split(' '), env);
       expect({ group, code: res.code }).toEqual({ group, code: 0 });
-      expect(res.stdout).toContain(`Usage: kbqa ${group} <command>`);
+      expect(res.stdout).toContain(`Usage: pnpm kbqa ${group} <command>`);
       for (const command of COMMANDS.filter((c) => c.startsWith(`${group} `))) {
         expect(res.stdout).toContain(`  ${command}`);
       }
@@ -206,7 +206,7 @@ describe('kbqa CLI (e2e, the built command line)', () => {
     const sub = await kbqa(['projects', 'bogus'], env);
     expect(sub.code).toBe(2);
     expect(sub.stderr).toContain('error: unknown command: projects bogus');
-    expect(sub.stderr).toContain('Usage: kbqa projects <command>');
+    expect(sub.stderr).toContain('Usage: pnpm kbqa projects <command>');
     const option = await kbqa(['projects', 'list', '--bogus', '--json'], env);
     expect(option.code).toBe(2);
     expect(JSON.parse(option.stdout)).toEqual({

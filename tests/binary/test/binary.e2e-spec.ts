@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -30,6 +30,7 @@ describe('kbqa-linux-x64', () => {
       KBQA_CACHE_DIR: join(dir, 'cache'),
       HOST: '127.0.0.1',
       PORT: '0',
+      KBQA_READ_WORKERS: '2',
     };
     await expect(run('/bin/sh', ['-c', 'command -v node'], { env })).rejects.toBeTruthy();
   });
@@ -47,8 +48,30 @@ describe('kbqa-linux-x64', () => {
     const cache = await readdir(join(dir, 'cache'));
     expect(cache).toHaveLength(1);
     expect((await readdir(join(dir, 'cache', cache[0] as string))).sort()).toEqual(
-      expect.arrayContaining(['better_sqlite3.node', 'vec0.so', 'dashboard', 'widget']),
+      expect.arrayContaining([
+        'better_sqlite3.node',
+        'vec0.so',
+        'dashboard',
+        'widget',
+        'read-worker.js',
+        'checkpoint-worker.js',
+      ]),
     );
+  });
+
+  it('names itself in its messages, and says plainly that it cannot pull models', async () => {
+    const help = await run('./kbqa-linux-x64', ['help'], { cwd: dir, env });
+    expect(help.stdout).toMatch(/^Usage: \.\/kbqa-linux-x64 <command>/);
+    expect(help.stdout).not.toContain('pnpm kbqa');
+    const pull = await run('./kbqa-linux-x64', ['models', 'pull'], { cwd: dir, env }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(pull?.code).toBe(2);
+    expect(pull?.stderr).toMatch(
+      /single executable: it answers with lexical search only and cannot download/,
+    );
+    expect(pull?.stderr).not.toMatch(/Cannot find module|pnpm kbqa models pull/);
   });
 
   it('serves /health, ingests a document and answers a chat about it', async () => {
@@ -60,6 +83,16 @@ describe('kbqa-linux-x64', () => {
     process.stdout.write(`kbqa-linux-x64 start: /health after ${Date.now() - started} ms (warm cache)\n`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok', retrieval: 'lexical' });
+    // Search and answers run on read workers: the pool started, and each worker holds its own
+    // connection to the database (the service's, the checkpointer's and one per worker).
+    const log = output(server);
+    expect(log).toMatch(/store: SQLite \S+, 2 read workers/);
+    expect(log).not.toMatch(/read workers did not start|Cannot find module/);
+    expect(log).toMatch(
+      /dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard\/ \(to log in, run `(KBQA_DATA_DIR=\S+ )?\.\/kbqa-linux-x64 admin token`/,
+    );
+    expect(log).not.toContain('pnpm kbqa');
+    expect(await openDatabaseFiles(server.pid!)).toBeGreaterThanOrEqual(4);
 
     const ingest = await post(base, '/v1/ingestDocuments', {
       api_key: key,
@@ -177,11 +210,23 @@ async function expectAnswered(base: string, key: string): Promise<void> {
   expect(chat.body.answer.text).toContain('widget factory');
 }
 
+const outputs = new WeakMap<ChildProcess, string>();
+/** What the process has printed so far, colours removed. */
+const output = (child: ChildProcess) => (outputs.get(child) ?? '').replace(/\x1b\[[0-9;]*m/g, '');
+
+/** How many of the process's open files are the SQLite database (not its -wal or -shm). */
+async function openDatabaseFiles(pid: number): Promise<number> {
+  const fds = await readdir(`/proc/${pid}/fd`);
+  const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.filter((t) => t.endsWith('kbqa.sqlite')).length;
+}
+
 function listening(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (d: Buffer) => {
       output += d.toString();
+      outputs.set(child, output);
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(output);
       if (m) resolve(`http://127.0.0.1:${m[1]}`);
     };

@@ -22,24 +22,33 @@ export class AdminTokenService implements OnModuleInit {
   private readonly file: string;
   /** The last problem reported about the file, so a broken file is logged once, not per request. */
   private reported: string | undefined;
+  private readonly command: string;
+  private created = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.command = config.command;
     this.envHash = config.adminToken === undefined ? undefined : hashAdminToken(config.adminToken);
     this.file = adminTokenFile(config.dataDir);
   }
 
   /**
    * First start without KBQA_ADMIN_TOKEN: stores the hash of a new token. The token itself is
-   * shown to no one (logs are read by more people than operators); `kbqa admin token` prints one.
+   * shown to no one, not even once: logs are kept, shipped and read by more people than operators
+   * (docker logs, journald, a CI log), and whoever reads the token owns every project. The
+   * start-up lines print the command that makes a usable one instead ({@link createdOnThisStart});
+   * running it needs the data directory, which is as much access as the token gives.
    */
   async onModuleInit(): Promise<void> {
     if (this.envHash) return;
     if (await writeAdminTokenHash(this.file, generateAdminToken(), { replace: false })) {
-      this.logger.log(
-        `created an operator token for /admin/v1 (only its sha256 is kept, in ${this.file}); ` +
-          'run `pnpm kbqa admin token` to get a new one that you can use',
-      );
+      this.created = true;
+      this.logger.debug(`created an operator token for /admin/v1 (only its sha256 is kept, in ${this.file})`);
     }
+  }
+
+  /** Whether this start created the token file: the first start on this data directory. */
+  get createdOnThisStart(): boolean {
+    return this.created;
   }
 
   /** Whether `presented` (empty when none was sent) is the operator token; constant-time. */
@@ -58,7 +67,8 @@ export class AdminTokenService implements OnModuleInit {
   private async storedHash(): Promise<Buffer | undefined> {
     try {
       const hash = await readAdminTokenHash(this.file);
-      if (!hash) this.reportOnce(`${this.file} is missing; run \`pnpm kbqa admin token\` to create a token`);
+      if (!hash)
+        this.reportOnce(`${this.file} is missing; run \`${this.command} admin token\` to create a token`);
       else this.reported = undefined;
       return hash;
     } catch (e) {

@@ -49,7 +49,9 @@ export async function readAdminTokenHash(file: string): Promise<Buffer | undefin
   }
   const hex = text.trim();
   if (!/^[0-9a-f]{64}$/i.test(hex)) {
-    throw new Error(`${file} does not hold a sha256 (64 hex digits); run \`pnpm kbqa admin token\``);
+    throw new Error(
+      `${file} does not hold a sha256 (64 hex digits); the \`admin token\` command makes a new one`,
+    );
   }
   return Buffer.from(hex, 'hex');
 }

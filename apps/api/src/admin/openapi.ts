@@ -16,7 +16,7 @@ export function createAdminOpenApiDocument(app: INestApplication, version: strin
     .setTitle('kbqa operator API')
     .setDescription(
       'Projects, API keys and ingestion tasks of a kbqa service. Every route needs the operator token ' +
-        '(KBQA_ADMIN_TOKEN, or the one `pnpm kbqa admin token` prints) as `Authorization: Bearer <token>`. ' +
+        '(KBQA_ADMIN_TOKEN, or the one the `kbqa admin token` command prints) as `Authorization: Bearer <token>`. ' +
         'Errors are `{"error": "...", "code": "..."}`.',
     )
     .setVersion(version)

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KbqaError } from '@kbqa/core';
-import { loadConfig } from './config';
+import { commandName, loadConfig } from './config';
 
 describe(loadConfig.name, () => {
   const refusal = (env: Record<string, string>): KbqaError => {
@@ -31,6 +31,12 @@ describe(loadConfig.name, () => {
     const error = refusal(env);
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain(message);
+  });
+
+  it('logs at info unless KBQA_LOG_LEVEL says otherwise, and refuses an unknown level', () => {
+    expect(loadConfig({}, '/tmp').logLevel).toBe('info');
+    expect(loadConfig({ KBQA_LOG_LEVEL: 'DEBUG' }, '/tmp').logLevel).toBe('debug');
+    expect(refusal({ KBQA_LOG_LEVEL: 'loud' }).message).toMatch(/KBQA_LOG_LEVEL must be one of error, warn/);
   });
 
   it('uses SQLite unless KBQA_DATABASE_URL names a PostgreSQL database', () => {
@@ -66,5 +72,25 @@ describe(loadConfig.name, () => {
       loadConfig({ KBQA_RERANK_MODEL: 'Xenova/ms-marco-MiniLM-L-6-v2', KBQA_RERANK_TOP: '10' }, '/tmp')
         .embedding.rerank,
     ).toEqual({ model: 'Xenova/ms-marco-MiniLM-L-6-v2', top: 10, budgetMs: 300 });
+  });
+});
+
+describe(commandName.name, () => {
+  const node = (script: string) => ({
+    argv: ['/usr/bin/node', script],
+    execPath: '/usr/bin/node',
+    sea: false,
+  });
+  const sea = (execPath: string) => ({ argv: [execPath, execPath], execPath, sea: true });
+
+  it('names the binary as the user can call it from the current folder', () => {
+    expect(commandName(sea('/opt/kbqa/kbqa-linux-x64'), '/opt/kbqa')).toBe('./kbqa-linux-x64');
+    expect(commandName(sea('/opt/kbqa/bin/kbqa-linux-x64'), '/opt/kbqa')).toBe('./bin/kbqa-linux-x64');
+    expect(commandName(sea('/opt/kbqa/kbqa-linux-x64'), '/home/me')).toBe('/opt/kbqa/kbqa-linux-x64');
+  });
+
+  it('says kbqa for an installed package and pnpm kbqa in a clone', () => {
+    expect(commandName(node('/app/node_modules/kbqa/dist/cli.js'), '/app')).toBe('kbqa');
+    expect(commandName(node('/src/kbqa/apps/api/dist/main.js'), '/src/kbqa')).toBe('pnpm kbqa');
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { KbqaError } from '@kbqa/core';
 import { DEFAULT_EMBED_MODEL } from '@kbqa/embedder';
 import type { RateLimitSettings } from '../common/rate-limit';
@@ -26,6 +26,17 @@ export interface AppConfig {
    * in that PostgreSQL database (docs/postgres.md); unset, the SQLite file of the data directory.
    */
   databaseUrl: string | undefined;
+  /**
+   * KBQA_LOG_LEVEL: error, warn, info (default), debug or verbose. Nest's own start-up chatter
+   * (module wiring, the route map) is logged at debug.
+   */
+  logLevel: LogLevel;
+  /**
+   * How the user runs this command line, for messages that tell them what to type next:
+   * `pnpm kbqa` in a clone, `kbqa` from an installed package, the binary's own path inside the
+   * single executable.
+   */
+  command: string;
   /** Body size limit of every request, in bytes. */
   bodyLimitBytes: number;
   redisUrl: string | undefined;
@@ -117,6 +128,57 @@ export interface AppConfig {
 
 type Env = Record<string, string | undefined>;
 
+export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'verbose'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function logLevel(env: Env): LogLevel {
+  const raw = env.KBQA_LOG_LEVEL?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return 'info';
+  const level = raw === 'log' ? 'info' : raw;
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new KbqaError(
+      'CONFIG_INVALID',
+      `KBQA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`,
+    );
+  }
+  return level as LogLevel;
+}
+
+/** How this process was started, which {@link commandName} reads. */
+export interface Invocation {
+  /** process.argv */
+  argv: readonly string[];
+  execPath: string;
+  /** Whether this is the single executable (node:sea's isSea()). */
+  sea: boolean;
+}
+
+function currentInvocation(): Invocation {
+  let sea = false;
+  try {
+    // node:sea exists from Node 20.12; older ones are never the single executable.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    sea = (require('node:sea') as { isSea(): boolean }).isSea();
+  } catch {
+    sea = false;
+  }
+  return { argv: process.argv, execPath: process.execPath, sea };
+}
+
+/**
+ * The command a user types to run this command line: the binary as they can call it from `cwd`
+ * (./kbqa-linux-x64 beside them, its full path otherwise); `kbqa` from an installed package
+ * (node_modules/.bin, npx); `pnpm kbqa` in a clone of the repository.
+ */
+export function commandName(invocation: Invocation, cwd: string): string {
+  if (invocation.sea) {
+    const rel = relative(cwd, invocation.execPath);
+    return rel.startsWith('..') || isAbsolute(rel) ? invocation.execPath : `./${rel}`;
+  }
+  const script = invocation.argv[1] ?? '';
+  return script.split(sep).includes('node_modules') ? 'kbqa' : 'pnpm kbqa';
+}
+
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -162,7 +224,11 @@ function list(env: Env, name: string, fallback: string[]): string[] {
 }
 
 /** Reads and validates the configuration; throws with a message naming the bad variable. */
-export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
+export function loadConfig(
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+  invocation: Invocation = currentInvocation(),
+): AppConfig {
   const dataDir = resolve(cwd, env.KBQA_DATA_DIR || './data');
   const llmKind = env.KBQA_LLM || 'extractive';
   let llm: AppConfig['llm'];
@@ -200,6 +266,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir,
     databaseFile: resolve(dataDir, 'kbqa.sqlite'),
     databaseUrl: parseDatabaseUrl(env.KBQA_DATABASE_URL),
+    logLevel: logLevel(env),
+    command: commandName(invocation, cwd),
     bodyLimitBytes: int(env, 'KBQA_BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     redisUrl: env.REDIS_URL || undefined,
     queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',

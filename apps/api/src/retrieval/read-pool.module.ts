@@ -52,13 +52,13 @@ class ReadPoolCloser implements OnApplicationShutdown {
                 `wal_autocheckpoint = ${running ? 0 : SQLITE_AUTOCHECKPOINT_PAGES}`,
               ),
           });
-          logger.log(
+          // The start-up lines (server.ts) say how many; this detail is for debugging.
+          logger.debug(
             `${pool.size} read workers${pool.checkpointing ? ', WAL checkpoints on their own thread' : ''}`,
           );
           return pool;
         } catch (e) {
-          // Chat still works on the event loop, only slower under load; the single-file binary,
-          // which has no worker script to start, lands here too.
+          // Chat still works on the event loop, only slower under load.
           logger.warn(
             `read workers did not start, search runs on the event loop: ${e instanceof Error ? e.message : String(e)}`,
           );

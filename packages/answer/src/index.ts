@@ -16,6 +16,14 @@ export {
   type UnitScorer,
 } from './extractive-answer.generator';
 export { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
+export {
+  LocalAnswerGenerator,
+  fitSources,
+  type LocalAnswerGeneratorOptions,
+  type LocalChatModel,
+  type LocalModelState,
+  type LocalModelStatus,
+} from './local-answer.generator';
 export { CitationFilter, filterCitations } from './citation-filter.transform';
 export { SseParser } from './sse.parser';
 export {

@@ -1,0 +1,213 @@
+import type { AnswerGenerator, AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
+import { throwIfAborted } from './abort.util';
+import { filterCitations } from './citation-filter.transform';
+import { buildAnswerMessages, buildSummarizeMessages, type ChatMessage } from './openai.prompts';
+
+/**
+ * A chat model run in this process (`@kbqa/llm-local`'s LocalLlm). Declared here so that this
+ * package does not depend on the runtime: the service passes a loader in, tests pass fakes.
+ */
+export interface LocalChatModel {
+  countTokens(text: string): number;
+  generate(
+    messages: ChatMessage[],
+    options: { signal?: AbortSignal; maxTokens?: number; temperature?: number },
+  ): AsyncIterable<string>;
+  /** Answers running and waiting, for `/health`. */
+  readonly load?: { running: number; waiting: number };
+  dispose(): Promise<void>;
+}
+
+export type LocalModelState = 'not-loaded' | 'loading' | 'ready' | 'unavailable';
+
+/** What `/health` shows of the local model. */
+export interface LocalModelStatus {
+  model: string;
+  state: LocalModelState;
+  /** Why the model is unavailable. */
+  detail?: string;
+  running?: number;
+  waiting?: number;
+}
+
+export interface LocalAnswerGeneratorOptions {
+  /** Shown in the generator's id and in `/health`. */
+  modelName: string;
+  /** Loads the model; called once, on {@link LocalAnswerGenerator.warm} or the first answer. */
+  loadModel: () => Promise<LocalChatModel>;
+  /**
+   * Answers while the model cannot be loaded (missing, corrupt or unsupported file), and
+   * rewrites follow-ups: the extractive generator.
+   */
+  fallback: AnswerGenerator;
+  /** Told once when loading fails; the answers go to the fallback from then on. */
+  onLoadError?: (error: unknown) => void;
+  /**
+   * Tokens of source text given to the model (default 1000); sources past it are left out and
+   * the last one that fits partly is cut. Reading the prompt dominates the wait on a CPU.
+   */
+  contextTokens?: number;
+  /** Longest answer in tokens (default 512). */
+  maxTokens?: number;
+  /** Earlier turns sent with a question (default 4: each costs prompt tokens). */
+  maxHistoryTurns?: number;
+}
+
+const DEFAULT_CONTEXT_TOKENS = 1000;
+const DEFAULT_MAX_TOKENS = 512;
+const DEFAULT_MAX_HISTORY_TURNS = 4;
+
+/**
+ * Answers with a local GGUF model under the same contract as the OpenAI-compatible generator:
+ * the same prompt ({@link buildAnswerMessages}: system or project prompt, numbered sources, "not
+ * covered" when they do not answer), text streamed as it is generated, `[n]` kept only for the
+ * sources given ({@link filterCitations}), KbqaError('ABORTED') when the signal aborts (which
+ * stops generation and frees the model's sequence).
+ *
+ * The model loads on first use. When it cannot, the error is reported once through
+ * `onLoadError`, {@link status} says why, and every answer comes from the fallback.
+ */
+export class LocalAnswerGenerator implements AnswerGenerator {
+  readonly id: string;
+  /** Tool calls through a JSON-schema grammar are not built yet. */
+  readonly supportsTools = false;
+  readonly usesSystemPrompt = true;
+  /** The fallback reads them. */
+  readonly usesUnknownWords: boolean;
+  private loading: Promise<LocalChatModel | undefined> | undefined;
+  private model: LocalChatModel | undefined;
+  private state: LocalModelState = 'not-loaded';
+  private detail: string | undefined;
+
+  constructor(private readonly options: LocalAnswerGeneratorOptions) {
+    this.id = `local:${options.modelName}`;
+    this.usesUnknownWords = options.fallback.usesUnknownWords ?? false;
+  }
+
+  status(): LocalModelStatus {
+    const load = this.model?.load;
+    return {
+      model: this.options.modelName,
+      state: this.state,
+      ...(this.detail ? { detail: this.detail } : {}),
+      ...(load ? { running: load.running, waiting: load.waiting } : {}),
+    };
+  }
+
+  /** Starts loading the model (once); resolves with it, or undefined when it cannot be loaded. */
+  warm(): Promise<LocalChatModel | undefined> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  generate(request: AnswerRequest): AsyncIterable<string> {
+    return this.answer(request);
+  }
+
+  condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string> {
+    return this.options.fallback.condenseQuestion(question, history, signal);
+  }
+
+  async summarize(text: string, maxChars: number, signal: AbortSignal): Promise<string> {
+    const model = await this.warm();
+    if (!model) return this.options.fallback.summarize(text, maxChars, signal);
+    throwIfAborted(signal);
+    let out = '';
+    for await (const piece of model.generate(buildSummarizeMessages(text, maxChars), {
+      signal,
+      maxTokens: Math.max(64, Math.ceil(maxChars / 2)),
+      temperature: 0,
+    })) {
+      out += piece;
+    }
+    return out.trim();
+  }
+
+  async dispose(): Promise<void> {
+    const model = await this.loading;
+    this.loading = Promise.resolve(undefined);
+    this.model = undefined;
+    this.state = 'not-loaded';
+    await model?.dispose();
+  }
+
+  private async *answer(request: AnswerRequest): AsyncGenerator<string, void, undefined> {
+    const model = await this.warm();
+    if (!model) {
+      yield* this.options.fallback.generate(request);
+      return;
+    }
+    throwIfAborted(request.signal);
+    const sources = fitSources(request.sources, this.options.contextTokens ?? DEFAULT_CONTEXT_TOKENS, (t) =>
+      model.countTokens(t),
+    );
+    const messages = buildAnswerMessages(
+      { ...request, sources },
+      this.options.maxHistoryTurns ?? DEFAULT_MAX_HISTORY_TURNS,
+    );
+    const pieces = model.generate(messages, {
+      signal: request.signal,
+      maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS,
+      temperature: request.temperature,
+    });
+    yield* filterCitations(
+      pieces,
+      sources.map((s) => s.n),
+    );
+  }
+
+  private async load(): Promise<LocalChatModel | undefined> {
+    this.state = 'loading';
+    try {
+      this.model = await this.options.loadModel();
+      this.state = 'ready';
+      return this.model;
+    } catch (error) {
+      this.state = 'unavailable';
+      this.detail = error instanceof Error ? error.message : String(error);
+      this.options.onLoadError?.(error);
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The sources that fit in `budget` tokens, in citation order: whole while they fit, the first
+ * that does not cut at about the share of it that fits (by characters), the rest left out. The
+ * first source is always given, cut if need be, so an answer never goes without its best source.
+ */
+export function fitSources(
+  sources: AnswerSource[],
+  budget: number,
+  countTokens: (text: string) => number,
+): AnswerSource[] {
+  const out: AnswerSource[] = [];
+  let left = budget;
+  for (const source of sources) {
+    const tokens = countTokens(`[${source.n}] ${source.title} — ${source.link}\n${source.content}`);
+    if (tokens <= left) {
+      out.push(source);
+      left -= tokens;
+      continue;
+    }
+    // Too little room for a useful part of another passage.
+    if (left < 32 && out.length > 0) break;
+    // Characters are not tokens: cut at the share that fits, then shorter until it fits.
+    let chars = Math.floor(source.content.length * (Math.max(0, left) / tokens));
+    let content = cutAtWord(source.content, chars);
+    while (chars > 0 && countTokens(`[${source.n}] ${source.title} — ${source.link}\n${content}`) > left) {
+      chars = Math.floor(chars * 0.85);
+      content = cutAtWord(source.content, chars);
+    }
+    out.push({ ...source, content });
+    break;
+  }
+  return out;
+}
+
+function cutAtWord(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const cut = text.slice(0, maxChars);
+  const space = cut.lastIndexOf(' ');
+  return `${space > maxChars / 2 ? cut.slice(0, space) : cut}…`;
+}

@@ -20,3 +20,10 @@ export {
   type GgufTensorInfo,
   type GgufValue,
 } from './gguf.format';
+export {
+  DEFAULT_LOCAL_MODEL,
+  LOCAL_MODEL_PROFILES,
+  estimateRamBytes,
+  localModelProfile,
+  type LocalModelProfile,
+} from './model-catalog';

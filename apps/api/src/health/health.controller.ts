@@ -1,4 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import type { LocalModelStatus } from '@kbqa/answer';
+import type { AnswerGenerator } from '@kbqa/core';
+import { ANSWER_GENERATOR, localModelHealth } from '../answer/answer.module';
 import { KeyAccess } from '../common/auth';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { INGESTION_QUEUE, type IngestionQueue, type QueueHealth } from '../ingestion/ingestion-queue';
@@ -19,6 +22,11 @@ export interface HealthResponse {
   queue: IngestionQueue['kind'];
   queue_state: QueueHealth['state'];
   queue_detail?: string;
+  /**
+   * Only with KBQA_LLM=local: the model, its state (`unavailable` with the reason in `detail`,
+   * chat then answers extractively) and the answers running and waiting.
+   */
+  llm?: LocalModelStatus;
 }
 
 @Controller()
@@ -28,6 +36,7 @@ export class HealthController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
     private readonly embedding: EmbeddingService,
+    @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
   ) {}
 
   @Get('health')
@@ -36,6 +45,7 @@ export class HealthController {
     const retrieval = this.embedding.retrievalMode();
     const mismatch = retrieval === 'lexical' ? this.embedding.indexMismatch : undefined;
     const reranker = this.embedding.rerankerStatus;
+    const llm = localModelHealth(this.generator, this.config);
     return {
       status: queue.state === 'ok' ? 'ok' : 'degraded',
       version: this.config.version,
@@ -45,6 +55,7 @@ export class HealthController {
       queue: this.queue.kind,
       queue_state: queue.state,
       ...(queue.detail ? { queue_detail: queue.detail } : {}),
+      ...(llm ? { llm } : {}),
     };
   }
 }

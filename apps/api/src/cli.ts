@@ -9,6 +9,7 @@ import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
 import { adminTokenCommand } from './cli-admin';
+import { importLlmModelCommand } from './cli-llm-models';
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
@@ -62,7 +63,11 @@ const usage = (
   tools sources list --project <id>         a project's tool sources
   tools sources tools <source-id>           the source's tools, listed live from its server
   tools sources remove <source-id>          remove a tool source
-  models list                               configured and known models: dimensions, prefixes, cached or not
+  models list                               configured and known models: dimensions, prefixes, cached or not;
+                                            local chat models (KBQA_LLM=local): size, context, licence, RAM
+  models import <file.gguf> [--name <name>] [--sha256 <hex>]
+                                            install a GGUF chat model copied here by hand (checked: GGUF,
+                                            complete, a chat architecture, the sha256 when known)
   models pull [id] [--rerank]               download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
@@ -159,6 +164,14 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     );
   }
   if (group === 'models' && action === 'list') return listModelsCommand(config);
+  if (group === 'models' && action === 'import') {
+    const name = flags.get('name');
+    const sha256 = flags.get('sha256');
+    return importLlmModelCommand(config, arg, {
+      name: typeof name === 'string' ? name : undefined,
+      sha256: typeof sha256 === 'string' ? sha256 : undefined,
+    });
+  }
   if (group === 'reindex') {
     const project = flags.get('project');
     const projectId = project === undefined ? undefined : intArg(project, '--project');

@@ -184,3 +184,91 @@ describe('Chat with a corrupt local model file (e2e)', () => {
     expect(answerText(parseSse(sse.text))).toBe(json.body.answer.text);
   });
 });
+
+describe('A busy local model (e2e, one sequence, a queue of one)', () => {
+  let dir: string;
+  let t: TestApp;
+  let p: TestProject;
+  let port: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kbqa-local-llm-busy-'));
+    t = await startTestApp({
+      KBQA_LLM: 'local',
+      KBQA_LLM_MODEL_FILE: await writeTinyGguf(dir),
+      KBQA_LLM_CONTEXT_TOKENS: '300',
+      KBQA_LLM_MAX_TOKENS: '3000',
+      KBQA_LLM_SEQUENCES: '1',
+      KBQA_LLM_QUEUE: '1',
+      KBQA_LLM_THREADS: '1',
+    });
+    p = await t.createProject('busy');
+    await ingest(t, p);
+    expect(await llmHealth(t)).toMatchObject({ state: 'ready' });
+    const server = t.app.getHttpServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    const server = t.app.getHttpServer();
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** An SSE chat read event by event until `until` says stop. */
+  async function openStream(controller: AbortController) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/serviceChat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ api_key: p.serverKey, question: 'hooks', history: [] }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    let seen = '';
+    return {
+      async readUntil(until: (events: Array<{ chunk: string }>) => boolean): Promise<void> {
+        while (!until(parseSse(seen.slice(0, seen.lastIndexOf('\n'))))) {
+          const { done, value } = await reader.read();
+          if (done) throw new Error(`stream ended early: ${seen}`);
+          seen += new TextDecoder().decode(value);
+        }
+      },
+    };
+  }
+  const textEvents = (events: Array<{ chunk: string }>) =>
+    events.filter((e) => !/^<\|[a-z_]+\|>$/.test(e.chunk)).length;
+
+  it('sends a queued stream its sources at once, refuses past the queue with 503 and Retry-After, and goes on', async () => {
+    const first = new AbortController();
+    const second = new AbortController();
+    try {
+      const a = await openStream(first);
+      await a.readUntil((events) => textEvents(events) >= 5);
+      const b = await openStream(second);
+      await b.readUntil((events) => events.some((e) => e.chunk === '<|source|>'));
+      expect(await llmHealth(t)).toMatchObject({ running: 1, waiting: 1 });
+
+      const refused = await request(t.http)
+        .post('/v1/serviceChat')
+        .send({ api_key: p.serverKey, question: 'hooks', history: [], shouldStream: false })
+        .expect(503);
+      expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+      expect(refused.body).toEqual({ error: expect.stringContaining('busy'), code: 'MODEL_BUSY' });
+
+      // The first reader leaves: the queued one gets the sequence and its text starts.
+      first.abort();
+      await b.readUntil((events) => textEvents(events) >= 5);
+    } finally {
+      first.abort();
+      second.abort();
+    }
+    for (let i = 0; i < 250; i++) {
+      const llm = await llmHealth(t);
+      if (llm.running === 0 && llm.waiting === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await llmHealth(t)).toMatchObject({ running: 0, waiting: 0 });
+  });
+});

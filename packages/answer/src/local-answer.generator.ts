@@ -15,6 +15,8 @@ export interface LocalChatModel {
   ): AsyncIterable<string>;
   /** Answers running and waiting, for `/health`. */
   readonly load?: { running: number; waiting: number };
+  /** Throws KbqaError('MODEL_BUSY') when an answer now would be refused. */
+  throwIfBusy?(): void;
   dispose(): Promise<void>;
 }
 
@@ -102,6 +104,10 @@ export class LocalAnswerGenerator implements AnswerGenerator {
 
   generate(request: AnswerRequest): AsyncIterable<string> {
     return this.answer(request);
+  }
+
+  throwIfBusy(): void {
+    this.model?.throwIfBusy?.();
   }
 
   condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string> {

@@ -169,13 +169,18 @@ export class LocalLlm {
     return this.slots.state;
   }
 
+  /** Throws LocalLlmBusyError when a {@link generate} call now would be refused. */
+  throwIfBusy(): void {
+    this.slots.throwIfFull();
+  }
+
   countTokens(text: string): number {
     return this.model.tokenize(text).length;
   }
 
   /**
    * Streams the model's reply to `messages` (the last one the user's) as text pieces, as they
-   * are generated. Waits for a free sequence first; throws KbqaError('RATE_LIMITED') at once
+   * are generated. Waits for a free sequence first; throws LocalLlmBusyError at once
    * when the wait queue is full. When `signal` aborts, generation stops, the sequence is freed
    * and the iterator throws KbqaError('ABORTED'); a reader that stops early frees it too.
    * Other failures are KbqaError('LLM_ERROR').

@@ -1,13 +1,13 @@
 import { KbqaError } from '@kbqa/core';
 
 /**
- * The model is busy: every sequence is generating and the wait queue is full. Code
- * `MODEL_UNAVAILABLE` (503); `retryAfterSeconds` is for a `Retry-After` header.
+ * The model is busy: every sequence is generating and the wait queue is full. Code `MODEL_BUSY`
+ * (503); `retryAfterSeconds` is for a `Retry-After` header.
  */
 export class LocalLlmBusyError extends KbqaError {
   constructor(readonly retryAfterSeconds: number) {
     super(
-      'MODEL_UNAVAILABLE',
+      'MODEL_BUSY',
       `The local model is busy: every sequence is answering and the wait queue is full; retry in ${retryAfterSeconds} s`,
     );
     this.name = 'LocalLlmBusyError';
@@ -34,6 +34,11 @@ export class SequenceSlots {
     private readonly retryAfterSeconds = 5,
   ) {}
 
+  /** Whether a request now would be refused. */
+  get full(): boolean {
+    return this.running >= this.sequences && this.waiting.length >= this.maxQueue;
+  }
+
   get state(): { running: number; waiting: number; sequences: number; maxQueue: number } {
     return {
       running: this.running,
@@ -43,14 +48,17 @@ export class SequenceSlots {
     };
   }
 
+  throwIfFull(): void {
+    if (this.full) throw new LocalLlmBusyError(this.retryAfterSeconds);
+  }
+
   /** Resolves with the function that frees the slot (call it once). */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (this.running < this.sequences) {
       this.running++;
       return Promise.resolve(this.releaser());
     }
-    if (this.waiting.length >= this.maxQueue)
-      return Promise.reject(new LocalLlmBusyError(this.retryAfterSeconds));
+    if (this.full) return Promise.reject(new LocalLlmBusyError(this.retryAfterSeconds));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         resolve: (release) => {

@@ -103,7 +103,7 @@ describe(LocalLlm.name, () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(llm.load).toMatchObject({ running: 2, waiting: 1 });
     const refused = await collect(llm.generate(MESSAGES, { maxTokens: 4 })).catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: 'MODEL_UNAVAILABLE', retryAfterSeconds: expect.any(Number) });
+    expect(refused).toMatchObject({ code: 'MODEL_BUSY', retryAfterSeconds: expect.any(Number) });
     for (const c of controllers) c.abort();
     const results = await Promise.all(settled);
     expect(results.every((r) => r instanceof KbqaError && r.code === 'ABORTED')).toBe(true);

@@ -53,7 +53,8 @@ async function importNodeLlamaCpp(): Promise<NodeLlamaCppModule> {
   } catch (error) {
     throw new LocalModelError(
       'runtime-unavailable',
-      `The local model runtime (node-llama-cpp) cannot be loaded: ${describe(error)}`,
+      `The local model runtime (node-llama-cpp) cannot be loaded: ${describe(error)}. It is an optional ` +
+        'peer of @kbqa/llm-local: install node-llama-cpp@3.21.1 beside kbqa (the single executable does not include it)',
       { cause: error },
     );
   }

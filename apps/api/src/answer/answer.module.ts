@@ -47,7 +47,7 @@ function localGenerator(config: LocalConfig, fallback: AnswerGenerator): LocalAn
     onLoadError: (error) =>
       logger.error(
         `KBQA_LLM=local: ${error instanceof Error ? error.message : String(error)}. ` +
-          'Chat answers with the extractive generator until the model file is fixed and the service restarted.',
+          'Chat answers with the extractive generator until that is fixed and the service restarted.',
       ),
   });
 }

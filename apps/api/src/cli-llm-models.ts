@@ -4,13 +4,16 @@ import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { KbqaError } from '@kbqa/core';
 import {
+  DEFAULT_LOCAL_MODEL,
   estimateRamBytes,
   inspectModelFile,
   LOCAL_MODEL_PROFILES,
   localModelProfile,
+  localModelUrl,
+  pullLocalModel,
   type LocalModelProfile,
 } from '@kbqa/llm-local';
-import type { CommandOutput } from './cli-models';
+import { ProgressBar, type CommandOutput } from './cli-models';
 import { localModelFile, type AppConfig } from './config/config';
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -97,6 +100,68 @@ export async function importLlmModelCommand(
   };
 }
 
+/** Whether `kbqa models pull <id>` means a chat model of the table. */
+export function isLlmModelName(id: string): boolean {
+  return localModelProfile(id) !== undefined;
+}
+
+/**
+ * `kbqa models pull <name> | --llm`: downloads a chat model of the table (without a name, the
+ * configured one, else the default) to `<models dir>/llm/<name>.gguf`, with progress; resumes an
+ * interrupted download; checks the sha256 (given with --sha256, or known to the table) and the
+ * GGUF header before the file takes its name.
+ */
+export async function pullLlmModelCommand(
+  config: AppConfig,
+  name: string | undefined,
+  options: { quiet: boolean; sha256?: string },
+): Promise<CommandOutput> {
+  if (config.embedding.offline) {
+    throw new KbqaError(
+      'BAD_REQUEST',
+      'KBQA_OFFLINE is set, so nothing can be downloaded; unset it to pull a model',
+    );
+  }
+  const wanted = name ?? (config.llm.kind === 'local' ? config.llm.model : DEFAULT_LOCAL_MODEL);
+  const profile = localModelProfile(wanted);
+  if (!profile) {
+    throw new KbqaError(
+      'BAD_REQUEST',
+      `"${wanted}" is not a chat model of \`kbqa models list\`; copy its GGUF file here and run \`kbqa models import <file>\``,
+    );
+  }
+  const expected = options.sha256?.toLowerCase() ?? profile.sha256;
+  if (expected !== undefined && !SHA256.test(expected)) {
+    throw new KbqaError('BAD_REQUEST', '--sha256 must be 64 hexadecimal digits');
+  }
+  const url = localModelUrl(profile, config.embedding.remoteHost);
+  const target = localModelFile(config.embedding.modelsDir, profile.name);
+  const bar = new ProgressBar(`pulling ${profile.name}`, !options.quiet);
+  const pulled = await pullLocalModel({
+    url,
+    target,
+    sha256: expected,
+    onProgress: (done, total) => bar.update(done, total),
+  });
+  bar.finish();
+  return {
+    text:
+      `model ${profile.name} ready as ${target} (${pulled.info.architecture}, ` +
+      `${(pulled.info.sizeBytes / 1024 / 1024).toFixed(1)} MB${expected ? ', sha256 checked' : ''}` +
+      `${pulled.resumedFrom > 0 ? `, resumed at ${pulled.resumedFrom} bytes` : ''})`,
+    json: {
+      model: profile.name,
+      file: target,
+      url,
+      architecture: pulled.info.architecture,
+      size_bytes: pulled.info.sizeBytes,
+      sha256: pulled.sha256,
+      sha256_checked: expected !== undefined,
+      resumed_from: pulled.resumedFrom,
+    },
+  };
+}
+
 /** The local chat models of `kbqa models list`: the table, then files imported under other names. */
 export function listLlmModels(config: AppConfig): {
   text: string[];
@@ -159,7 +224,7 @@ export function listLlmModels(config: AppConfig): {
       `Local chat models (KBQA_LLM=local) in ${dir}${configured ? `; configured: ${configured}` : ''}:`,
       ...table,
       '  (file size of a model not installed is unknown until it is; RAM is an estimate for a 2,048-token context)',
-      '  Install a GGUF copied here by hand: kbqa models import <file> [--name <name>] [--sha256 <hex>]',
+      '  Download one: kbqa models pull <model>; install a GGUF copied here by hand: kbqa models import <file>',
     ],
     json: { llm_dir: dir, configured, models: all },
   };

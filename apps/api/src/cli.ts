@@ -9,7 +9,7 @@ import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
 import { adminTokenCommand } from './cli-admin';
-import { importLlmModelCommand } from './cli-llm-models';
+import { importLlmModelCommand, isLlmModelName, pullLlmModelCommand } from './cli-llm-models';
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
@@ -69,6 +69,9 @@ const usage = (
                                             install a GGUF chat model copied here by hand (checked: GGUF,
                                             complete, a chat architecture, the sha256 when known)
   models pull [id] [--rerank]               download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)
+  models pull <chat-model> | --llm [--sha256 <hex>]
+                                            download a chat model of the list for KBQA_LLM=local (default
+                                            KBQA_LLM_MODEL), with progress; resumes; checks sha256 and GGUF
   reindex [--project <id>]                  embed chunks that have no vector yet, with progress;
                                             after a model change, re-embeds every project
   store copy --to <postgres-url>            copy this data directory's SQLite deployment (projects, keys,
@@ -153,6 +156,14 @@ async function run(argv: string[], config: AppConfig): Promise<Output | undefine
     ctx.enableShutdownHooks();
     new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
     return undefined;
+  }
+  if (group === 'models' && action === 'pull' && (flags.has('llm') || (arg && isLlmModelName(arg)))) {
+    const llm = flags.get('llm');
+    const sha256 = flags.get('sha256');
+    return pullLlmModelCommand(config, arg ?? (typeof llm === 'string' ? llm : undefined), {
+      quiet: flags.has('json'),
+      sha256: typeof sha256 === 'string' ? sha256 : undefined,
+    });
   }
   if (group === 'models' && action === 'pull') {
     const rerank = flags.get('rerank');

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTinyGguf } from '@kbqa/llm-local/testing';
@@ -98,5 +100,47 @@ describe('kbqa models import and list for local chat models (e2e, the built comm
     const missing = await kbqa(['models', 'import', join(root, 'nowhere.gguf')], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('does not exist');
+  });
+
+  it('pulls a chat model of the table from the model host, checking its sha256', async () => {
+    const body = readFileSync(model);
+    const paths: string[] = [];
+    const hub = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(200, { 'content-length': body.length }).end(body);
+    });
+    await new Promise<void>((r) => hub.listen(0, '127.0.0.1', r));
+    const pullEnv = { ...env, KBQA_MODEL_HOST: `http://127.0.0.1:${(hub.address() as AddressInfo).port}/` };
+    try {
+      const sha256 = createHash('sha256').update(body).digest('hex');
+      const wrong = await kbqa(
+        ['models', 'pull', 'qwen2.5-0.5b-instruct', '--sha256', 'b'.repeat(64)],
+        pullEnv,
+      );
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain(
+        `has sha256 ${sha256}, not the expected ${'b'.repeat(64)}; it was deleted`,
+      );
+      expect(existsSync(installed('qwen2.5-0.5b-instruct'))).toBe(false);
+
+      const out = await kbqa(
+        ['models', 'pull', 'qwen2.5-0.5b-instruct', '--sha256', sha256, '--json'],
+        pullEnv,
+      );
+      expect(out.code).toBe(0);
+      expect(JSON.parse(out.stdout)).toMatchObject({
+        model: 'qwen2.5-0.5b-instruct',
+        file: installed('qwen2.5-0.5b-instruct'),
+        sha256_checked: true,
+        resumed_from: 0,
+      });
+      expect(paths).toEqual([
+        '/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf',
+        '/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf',
+      ]);
+      expect(readFileSync(installed('qwen2.5-0.5b-instruct')).equals(body)).toBe(true);
+    } finally {
+      await new Promise<void>((r) => hub.close(() => r()));
+    }
   });
 });

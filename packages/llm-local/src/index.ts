@@ -25,5 +25,7 @@ export {
   LOCAL_MODEL_PROFILES,
   estimateRamBytes,
   localModelProfile,
+  localModelUrl,
   type LocalModelProfile,
 } from './model-catalog';
+export { pullLocalModel, sha256File, type PullLocalModelOptions, type PulledLocalModel } from './pull-model';

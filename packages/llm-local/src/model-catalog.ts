@@ -1,14 +1,18 @@
 /**
  * Small instruct models kbqa knows for KBQA_LLM=local, all GGUF at 4-bit (Q4_K_M). Facts are
  * the publishers' (parameters, context length, licence); a figure kbqa could not check offline
- * is left undefined rather than guessed, and shown as unknown.
+ * is left undefined rather than guessed, and shown as unknown. The GGUF repositories and file
+ * names were written without network access and are unverified: a wrong one fails the pull
+ * with the URL it tried.
  */
 export interface LocalModelProfile {
   /** kbqa's name: the file is `<models dir>/llm/<name>.gguf`. */
   name: string;
   /** The publisher's model it is a quantization of. */
   source: string;
-  /** The file name in the publisher's GGUF release, for finding it by hand. */
+  /** The Hugging Face repository of the GGUF release `kbqa models pull` downloads from. */
+  ggufRepo: string;
+  /** The file name in that release. */
   ggufFile: string;
   /** Parameters, in billions (the model card's figure). */
   parametersB: number;
@@ -31,6 +35,7 @@ export const LOCAL_MODEL_PROFILES: readonly LocalModelProfile[] = [
   {
     name: 'qwen2.5-0.5b-instruct',
     source: 'Qwen/Qwen2.5-0.5B-Instruct',
+    ggufRepo: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF',
     ggufFile: 'qwen2.5-0.5b-instruct-q4_k_m.gguf',
     parametersB: 0.49,
     contextTokens: 32_768,
@@ -39,6 +44,7 @@ export const LOCAL_MODEL_PROFILES: readonly LocalModelProfile[] = [
   {
     name: 'qwen2.5-1.5b-instruct',
     source: 'Qwen/Qwen2.5-1.5B-Instruct',
+    ggufRepo: 'Qwen/Qwen2.5-1.5B-Instruct-GGUF',
     ggufFile: 'qwen2.5-1.5b-instruct-q4_k_m.gguf',
     parametersB: 1.54,
     contextTokens: 32_768,
@@ -47,6 +53,7 @@ export const LOCAL_MODEL_PROFILES: readonly LocalModelProfile[] = [
   {
     name: 'llama-3.2-1b-instruct',
     source: 'meta-llama/Llama-3.2-1B-Instruct',
+    ggufRepo: 'bartowski/Llama-3.2-1B-Instruct-GGUF',
     ggufFile: 'Llama-3.2-1B-Instruct-Q4_K_M.gguf',
     parametersB: 1.24,
     contextTokens: 131_072,
@@ -55,6 +62,7 @@ export const LOCAL_MODEL_PROFILES: readonly LocalModelProfile[] = [
   {
     name: 'llama-3.2-3b-instruct',
     source: 'meta-llama/Llama-3.2-3B-Instruct',
+    ggufRepo: 'bartowski/Llama-3.2-3B-Instruct-GGUF',
     ggufFile: 'Llama-3.2-3B-Instruct-Q4_K_M.gguf',
     parametersB: 3.21,
     contextTokens: 131_072,
@@ -63,6 +71,7 @@ export const LOCAL_MODEL_PROFILES: readonly LocalModelProfile[] = [
   {
     name: 'smollm2-1.7b-instruct',
     source: 'HuggingFaceTB/SmolLM2-1.7B-Instruct',
+    ggufRepo: 'HuggingFaceTB/SmolLM2-1.7B-Instruct-GGUF',
     ggufFile: 'smollm2-1.7b-instruct-q4_k_m.gguf',
     parametersB: 1.71,
     contextTokens: 8_192,
@@ -71,12 +80,21 @@ export const LOCAL_MODEL_PROFILES: readonly LocalModelProfile[] = [
   {
     name: 'gemma-3-1b-it',
     source: 'google/gemma-3-1b-it',
+    ggufRepo: 'ggml-org/gemma-3-1b-it-GGUF',
     ggufFile: 'gemma-3-1b-it-Q4_K_M.gguf',
     parametersB: 1.0,
     contextTokens: 32_768,
     licence: 'Gemma Terms of Use',
   },
 ];
+
+/**
+ * Where `kbqa models pull` fetches a model: `<host>/<repo>/resolve/main/<file>`, the Hugging Face
+ * Hub unless a mirror is given (KBQA_MODEL_HOST, as for embedders).
+ */
+export function localModelUrl(profile: LocalModelProfile, host = 'https://huggingface.co/'): string {
+  return `${host.replace(/\/*$/, '/')}${profile.ggufRepo}/resolve/main/${profile.ggufFile}`;
+}
 
 export function localModelProfile(name: string): LocalModelProfile | undefined {
   return LOCAL_MODEL_PROFILES.find((p) => p.name === name);

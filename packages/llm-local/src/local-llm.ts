@@ -65,9 +65,17 @@ async function importNodeLlamaCpp(): Promise<NodeLlamaCppModule> {
  * binary (never a build, never a download). One context holds `sequences` sequences; each
  * {@link generate} call takes one for its answer and frees it when the answer ends, is aborted
  * or its reader stops.
+ *
+ * A freed sequence keeps its KV cache and goes back to a pool: the next answer on it reads only
+ * the part of its prompt that differs from what the sequence already holds (node-llama-cpp keeps
+ * the common prefix), so the fixed system prompt is not read again on every question.
  */
 export class LocalLlm {
   private disposed = false;
+  /** Sequences that are not answering, most recently used last. */
+  private readonly idle: NodeLlamaCpp.LlamaContextSequence[] = [];
+  private inputTokens = 0;
+  private outputTokens = 0;
 
   private constructor(
     readonly info: LocalModelFileInfo,
@@ -175,6 +183,11 @@ export class LocalLlm {
     this.slots.throwIfFull();
   }
 
+  /** Prompt tokens evaluated and tokens generated so far, over all answers. */
+  get usage(): { inputTokens: number; outputTokens: number } {
+    return { inputTokens: this.inputTokens, outputTokens: this.outputTokens };
+  }
+
   countTokens(text: string): number {
     return this.model.tokenize(text).length;
   }
@@ -200,8 +213,14 @@ export class LocalLlm {
     let sequence: NodeLlamaCpp.LlamaContextSequence | undefined;
     let chat: NodeLlamaCpp.LlamaChat | undefined;
     let generation: Promise<unknown> | undefined;
+    let failed = false;
+    let meterBefore = { input: 0, output: 0 };
     try {
-      sequence = this.context.getSequence();
+      sequence = this.idle.pop() ?? this.context.getSequence();
+      meterBefore = {
+        input: sequence.tokenMeter.usedInputTokens,
+        output: sequence.tokenMeter.usedOutputTokens,
+      };
       chat = new this.runtime.LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
       const pieces = new PieceQueue();
       generation = chat
@@ -225,17 +244,24 @@ export class LocalLlm {
       }
     } catch (error) {
       if (signal?.aborted) throw aborted();
+      failed = true;
       if (error instanceof KbqaError) throw error;
       throw new KbqaError('LLM_ERROR', `The local model failed during the answer: ${describe(error)}`, {
         cause: error,
       });
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      // Stop generating (a no-op when it finished), wait until it has, then free the sequence.
+      // Stop generating (a no-op when it finished), wait until it has, then free the sequence:
+      // back to the pool with its cache, or disposed after a failure that may have left it odd.
       stop.abort();
       await generation?.catch(() => undefined);
       chat?.dispose({ disposeSequence: false });
-      await sequence?.dispose();
+      if (sequence) {
+        this.inputTokens += sequence.tokenMeter.usedInputTokens - meterBefore.input;
+        this.outputTokens += sequence.tokenMeter.usedOutputTokens - meterBefore.output;
+        if (failed || this.disposed) await sequence.dispose();
+        else this.idle.push(sequence);
+      }
       release();
     }
   }
@@ -243,6 +269,7 @@ export class LocalLlm {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    for (const sequence of this.idle.splice(0)) await sequence.dispose();
     await this.context.dispose();
     await this.model.dispose();
     await this.llama.dispose();

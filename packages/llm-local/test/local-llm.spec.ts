@@ -89,6 +89,23 @@ describe(LocalLlm.name, () => {
     expect(both.every((p) => p.length > 0)).toBe(true);
   });
 
+  it('reads only the new part of a prompt that starts like the last one (the system prompt is cached)', async () => {
+    const system = {
+      role: 'system' as const,
+      content: `Answer from the documentation sources. ${'Use the source to answer the question. '.repeat(12)}`,
+    };
+    const ask = async (question: string) => {
+      const before = llm.usage.inputTokens;
+      await collect(llm.generate([system, { role: 'user', content: question }], { maxTokens: 2 }));
+      return llm.usage.inputTokens - before;
+    };
+    const first = await ask('How do I install the server on a new host?');
+    const second = await ask('Which port does it use?');
+    expect(first).toBeGreaterThan(llm.countTokens(system.content));
+    expect(second).toBeLessThan(first / 3);
+    expect(llm.usage.outputTokens).toBeGreaterThan(0);
+  });
+
   it('frees the sequence when the reader stops early', async () => {
     for await (const _piece of llm.generate(MESSAGES, { maxTokens: 400 })) break;
     expect(llm.load.running).toBe(0);

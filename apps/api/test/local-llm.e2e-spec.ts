@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readDocsCorpusFile } from '@kbqa/core/testing';
+import { readDocsCorpusFile, startServer, type TestServer } from '@kbqa/core/testing';
 import { writeTinyGguf } from '@kbqa/llm-local/testing';
 import request from 'supertest';
+import { ToolsService } from '../src/tools/tools.service';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { answerText, parseSse } from './sse';
 
@@ -270,5 +271,62 @@ describe('A busy local model (e2e, one sequence, a queue of one)', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await llmHealth(t)).toMatchObject({ running: 0, waiting: 0 });
+  });
+});
+
+describe('Chat with a local model and a project tool (e2e, tool API on 127.0.0.1)', () => {
+  let dir: string;
+  let api: TestServer;
+  const received: string[] = [];
+  let t: TestApp;
+  let p: TestProject;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kbqa-local-llm-tools-'));
+    api = await startServer((req, res) => {
+      received.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ left: 3 }));
+    });
+    t = await startTestApp({
+      KBQA_LLM: 'local',
+      KBQA_LLM_MODEL_FILE: await writeTinyGguf(dir),
+      KBQA_LLM_CONTEXT_TOKENS: '300',
+      KBQA_LLM_MAX_TOKENS: '40',
+      KBQA_LLM_THREADS: '1',
+      KBQA_ALLOW_PRIVATE_HOSTS: api.hostPort,
+    });
+    p = await t.createProject('tools');
+    await ingest(t, p);
+    await t.app.get(ToolsService).create(p.id, {
+      name: 'stock',
+      description: 'Units left of a product',
+      parameters: { type: 'object', properties: { sku: { enum: ['A-1', 'B-2'] } }, required: ['sku'] },
+      method: 'GET',
+      url: `${api.origin}/stock/{sku}`,
+      headers: {},
+      public: false,
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('offers the tool; any call the grammar lets the model make names it with valid arguments', async () => {
+    const res = await request(t.http)
+      .post('/v1/serviceChat')
+      .set('Accept', 'text/event-stream')
+      .send({ api_key: p.serverKey, question: 'How many units of the product are left?', history: [] })
+      .expect(200);
+    const events = parseSse(res.text);
+    expect(events.some((e) => e.chunk === '<|loading_tools|>')).toBe(true);
+    const called = events.filter((e) => e.chunk === '<|tool_called|>');
+    expect(called.length).toBeLessThanOrEqual(1);
+    // Random weights choose the tool or no tool; either way the choice is well-formed.
+    for (const e of called) expect(e.metadata).toEqual({ name: 'stock' });
+    expect(received).toEqual(called.length === 1 ? [expect.stringMatching(/^\/stock\/(A-1|B-2)$/)] : []);
+    expect(events[events.length - 1]!.chunk).toBe('<|message_id|>');
+    expect(answerText(events).trim()).not.toBe('');
   });
 });

@@ -24,6 +24,7 @@ export {
   type LocalModelState,
   type LocalModelStatus,
 } from './local-answer.generator';
+export { grammarSafeSchema, parseToolChoice, toolChoiceSchema } from './local-tool-choice';
 export { CitationFilter, filterCitations } from './citation-filter.transform';
 export { SseParser } from './sse.parser';
 export {

@@ -1,6 +1,16 @@
-import type { AnswerGenerator, AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
+import { randomUUID } from 'node:crypto';
+import {
+  KbqaError,
+  type AnswerGenerator,
+  type AnswerRequest,
+  type AnswerSource,
+  type AnswerTool,
+  type HistoryTurn,
+} from '@kbqa/core';
 import { throwIfAborted } from './abort.util';
 import { filterCitations } from './citation-filter.transform';
+import { parseToolChoice, toolChoicePrompt, toolChoiceSchema } from './local-tool-choice';
+import { runToolCall, toolMessage, TOOLS_PROMPT } from './openai-answer.generator';
 import { buildAnswerMessages, buildSummarizeMessages, type ChatMessage } from './openai.prompts';
 
 /**
@@ -9,9 +19,15 @@ import { buildAnswerMessages, buildSummarizeMessages, type ChatMessage } from '.
  */
 export interface LocalChatModel {
   countTokens(text: string): number;
+  /** With `jsonSchema`, the reply is held to that schema by a grammar (tool calls). */
   generate(
     messages: ChatMessage[],
-    options: { signal?: AbortSignal; maxTokens?: number; temperature?: number },
+    options: {
+      signal?: AbortSignal;
+      maxTokens?: number;
+      temperature?: number;
+      jsonSchema?: Record<string, unknown>;
+    },
   ): AsyncIterable<string>;
   /** Answers running and waiting, for `/health`. */
   readonly load?: { running: number; waiting: number };
@@ -53,6 +69,11 @@ export interface LocalAnswerGeneratorOptions {
   maxTokens?: number;
   /** Earlier turns sent with a question (default 4: each costs prompt tokens). */
   maxHistoryTurns?: number;
+  /**
+   * Whether the project's tools are offered (default true): one grammar-constrained step picks a
+   * tool and its arguments, or none, before the answer. At most one call per answer.
+   */
+  toolCalls?: boolean;
 }
 
 const DEFAULT_CONTEXT_TOKENS = 1000;
@@ -71,8 +92,7 @@ const DEFAULT_MAX_HISTORY_TURNS = 4;
  */
 export class LocalAnswerGenerator implements AnswerGenerator {
   readonly id: string;
-  /** Tool calls through a JSON-schema grammar are not built yet. */
-  readonly supportsTools = false;
+  readonly supportsTools: boolean;
   readonly usesSystemPrompt = true;
   /** The fallback reads them. */
   readonly usesUnknownWords: boolean;
@@ -84,6 +104,7 @@ export class LocalAnswerGenerator implements AnswerGenerator {
   constructor(private readonly options: LocalAnswerGeneratorOptions) {
     this.id = `local:${options.modelName}`;
     this.usesUnknownWords = options.fallback.usesUnknownWords ?? false;
+    this.supportsTools = options.toolCalls ?? true;
   }
 
   status(): LocalModelStatus {
@@ -147,10 +168,12 @@ export class LocalAnswerGenerator implements AnswerGenerator {
     const sources = fitSources(request.sources, this.options.contextTokens ?? DEFAULT_CONTEXT_TOKENS, (t) =>
       model.countTokens(t),
     );
-    const messages = buildAnswerMessages(
+    let messages = buildAnswerMessages(
       { ...request, sources },
       this.options.maxHistoryTurns ?? DEFAULT_MAX_HISTORY_TURNS,
     );
+    const tools = this.supportsTools ? (request.tools ?? []) : [];
+    if (tools.length > 0) messages = await this.toolStep(model, messages, tools, request);
     const pieces = model.generate(messages, {
       signal: request.signal,
       maxTokens: this.options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -160,6 +183,55 @@ export class LocalAnswerGenerator implements AnswerGenerator {
       pieces,
       sources.map((s) => s.n),
     );
+  }
+
+  /**
+   * One grammar-constrained reply choosing a tool (and its arguments) or none. A chosen tool is
+   * run through {@link AnswerTool.run} only (a name that was not offered runs nothing), reported
+   * through `onToolEvent`, and its result added to the conversation as data for the answer.
+   * When the step fails (a schema the grammar cannot hold, a reply cut short), the answer goes
+   * on without tools.
+   */
+  private async toolStep(
+    model: LocalChatModel,
+    messages: ChatMessage[],
+    tools: AnswerTool[],
+    request: AnswerRequest,
+  ): Promise<ChatMessage[]> {
+    const withPrompt = (extra: string): ChatMessage[] =>
+      messages.map((m, i) =>
+        i === 0 && m.role === 'system' ? { ...m, content: `${m.content}\n\n${extra}` } : m,
+      );
+    let reply = '';
+    try {
+      for await (const piece of model.generate(withPrompt(`${TOOLS_PROMPT}\n${toolChoicePrompt(tools)}`), {
+        signal: request.signal,
+        maxTokens: 256,
+        temperature: 0,
+        jsonSchema: toolChoiceSchema(tools),
+      })) {
+        reply += piece;
+      }
+    } catch (error) {
+      if (error instanceof KbqaError && error.code === 'ABORTED') throw error;
+      return messages;
+    }
+    const choice = parseToolChoice(reply);
+    if (!choice) return messages;
+    const callId = `call_${randomUUID()}`;
+    request.onToolEvent?.({ type: 'called', callId, name: choice.name });
+    const offered = new Map(tools.map((t) => [t.name, t]));
+    const result = await runToolCall(offered, { id: callId, name: choice.name, arguments: choice.arguments });
+    throwIfAborted(request.signal);
+    request.onToolEvent?.({ type: 'result', callId, name: choice.name, result });
+    return [
+      ...withPrompt(TOOLS_PROMPT),
+      { role: 'assistant', content: reply },
+      {
+        role: 'user',
+        content: `Result of the tool ${choice.name}:\n${toolMessage(result)}\n\nNow answer my question: ${request.question}`,
+      },
+    ];
   }
 
   private async load(): Promise<LocalChatModel | undefined> {

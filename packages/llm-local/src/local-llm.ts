@@ -34,6 +34,11 @@ export interface LocalGenerateOptions {
   /** 0 picks the most likely token every time (the default). */
   temperature?: number;
   seed?: number;
+  /**
+   * Holds the reply to this JSON schema with a grammar (node-llama-cpp's GBNF JSON schema subset:
+   * types, properties, items, enum, const, oneOf; what it does not know it leaves unconstrained).
+   */
+  jsonSchema?: Record<string, unknown>;
 }
 
 const DEFAULT_CONTEXT_TOKENS = 2048;
@@ -222,6 +227,9 @@ export class LocalLlm {
         output: sequence.tokenMeter.usedOutputTokens,
       };
       chat = new this.runtime.LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
+      const grammar = options.jsonSchema
+        ? await this.llama.createGrammarForJsonSchema(options.jsonSchema as never)
+        : undefined;
       const pieces = new PieceQueue();
       generation = chat
         .generateResponse(toHistory(messages), {
@@ -230,6 +238,7 @@ export class LocalLlm {
           maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
           temperature: options.temperature ?? 0,
           seed: options.seed,
+          grammar,
           onTextChunk: (text) => pieces.push(text),
         })
         .then(

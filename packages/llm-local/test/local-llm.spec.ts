@@ -106,6 +106,44 @@ describe(LocalLlm.name, () => {
     expect(llm.usage.outputTokens).toBeGreaterThan(0);
   });
 
+  it('holds the reply to a JSON schema with a grammar', async () => {
+    const schema = {
+      oneOf: [
+        {
+          type: 'object',
+          properties: {
+            tool: { const: 'weather' },
+            arguments: { type: 'object', properties: { city: { enum: ['Oslo', 'Lima'] } } },
+          },
+        },
+        { type: 'object', properties: { tool: { type: 'null' } } },
+      ],
+    };
+    const reply = (await collect(llm.generate(MESSAGES, { maxTokens: 200, jsonSchema: schema }))).join('');
+    const value = JSON.parse(reply) as { tool: string | null; arguments?: { city: string } };
+    expect(
+      value.tool === null || (value.tool === 'weather' && ['Oslo', 'Lima'].includes(value.arguments!.city)),
+    ).toBe(true);
+  });
+
+  it('writes a well-formed tool call when the grammar allows nothing else', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        tool: { const: 'weather' },
+        arguments: {
+          type: 'object',
+          properties: { city: { enum: ['Oslo', 'Lima'] }, days: { type: 'integer' } },
+        },
+      },
+    };
+    const reply = (await collect(llm.generate(MESSAGES, { maxTokens: 200, jsonSchema: schema }))).join('');
+    expect(JSON.parse(reply)).toEqual({
+      tool: 'weather',
+      arguments: { city: expect.stringMatching(/^(Oslo|Lima)$/), days: expect.any(Number) },
+    });
+  });
+
   it('frees the sequence when the reader stops early', async () => {
     for await (const _piece of llm.generate(MESSAGES, { maxTokens: 400 })) break;
     expect(llm.load.running).toBe(0);

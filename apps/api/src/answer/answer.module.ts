@@ -37,9 +37,15 @@ async function loadLocalModel(config: LocalConfig): Promise<LocalChatModel> {
   });
 }
 
-function localGenerator(config: LocalConfig, fallback: AnswerGenerator): LocalAnswerGenerator {
+function localGenerator(
+  config: LocalConfig,
+  fallback: AnswerGenerator,
+  toolRounds: number,
+): LocalAnswerGenerator {
   return new LocalAnswerGenerator({
     modelName: config.model,
+    // KBQA_TOOL_MAX_ROUNDS=0 offers no tools, as with an OpenAI-compatible model.
+    toolCalls: toolRounds > 0,
     loadModel: () => loadLocalModel(config),
     fallback,
     contextTokens: config.contextTokens,
@@ -97,7 +103,8 @@ class LocalModelLifecycle implements OnApplicationBootstrap, OnApplicationShutdo
         const extractive = pool
           ? new PooledExtractiveAnswerGenerator(pool)
           : createAnswerGenerator({ kind: 'extractive' });
-        if (config.llm.kind === 'local') return localGenerator(config.llm, extractive);
+        if (config.llm.kind === 'local')
+          return localGenerator(config.llm, extractive, config.tools.maxRounds);
         return extractive;
       },
     },

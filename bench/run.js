@@ -19,6 +19,7 @@ const BENCHMARKS = [
   { name: 'answers', script: 'bench/answers/quality.js', args: ['--ablate'] },
   { name: 'answers-scorer', script: 'bench/answers/train-scorer.js' },
   { name: 'sentence-choice', script: 'bench/answers/sentence-choice.js' },
+  { name: 'context-recall', script: 'bench/answers/context-recall.js', args: ['--steps'] },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },
   { name: 'local-llm', script: 'packages/llm-local/bench/mechanics.js', args: ['--threads', '1'] },
   { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },

@@ -4,15 +4,18 @@
 // with history holding the first turn and its actual answer, as the quality benchmark sends it.
 //
 // ASK_DUMP=/tmp/asked.json also writes each question's history and full sources there.
+// ASK_CORPUS=vite asks about vite-docs instead (the development Vite set's corpus; never ask the
+// unseen sets' questions with it).
 //
 // Usage: node bench/answers/ask.js "What is a decorator?" "How do I enable logging? => and in dev?"
 'use strict';
 const { writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
-const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
+const { requireSharedCorpus, corpusPages, viteCorpus, vitePages } = require('../shared-corpus');
 
-const CORPUS = requireSharedCorpus();
+const VITE = process.env.ASK_CORPUS === 'vite';
+const PAGES = VITE ? vitePages(viteCorpus()) : corpusPages(requireSharedCorpus());
 
 async function main() {
   const questions = process.argv.slice(2);
@@ -25,7 +28,7 @@ async function main() {
   try {
     const res = await post(server.baseUrl, '/v1/ingestDocuments', {
       api_key: key,
-      documents: corpusPages(CORPUS).map((p) => ({ source: p.id, content: p.content })),
+      documents: PAGES.map((p) => ({ source: p.id, content: p.content })),
     });
     await waitForTask(server.baseUrl, res.body.task_id, 20);
     const ask = async (question, history) => {

@@ -22,8 +22,9 @@ const ANSWER_SETS = {
   'held-out': 'questions-holdout.json',
   dev5: 'questions-dev5.json',
   vite: 'questions-vite.json',
+  vite2: 'questions-vite2.json',
 };
-const UNSEEN_SETS = new Set(['held-out', 'dev5', 'vite']);
+const UNSEEN_SETS = new Set(['held-out', 'dev5', 'vite2']);
 const NOT_COVERED = "I couldn't find this in the documentation.";
 
 const norm = (s) => String(s).toLowerCase().replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
@@ -35,22 +36,25 @@ function statesFacts(item, text) {
   return item.any ? missing.length < (item.facts || []).length : missing.length === 0;
 }
 
-/** The set names present here: vite only with its corpus (quality.js cannot ask it otherwise). */
+/** The set names present here: the vite sets only with their corpus (quality.js cannot ask it otherwise). */
 function setNames() {
-  return Object.keys(ANSWER_SETS).filter((s) => s !== 'vite' || viteCorpus());
+  return Object.keys(ANSWER_SETS).filter((s) => !s.startsWith('vite') || viteCorpus());
 }
 
 /**
- * The trace of a quality.js run over every single-question set: the file given, or a fresh run's
- * (a service started with KBQA_ANSWER_TRACE). Exits with SKIPPED when the corpus is missing.
+ * The trace of a quality.js run over every single-question set (and the follow-up sets with
+ * `{ followUps: true }`): the file given, or a fresh run's (a service started with
+ * KBQA_ANSWER_TRACE). Exits with SKIPPED when the corpus is missing.
  */
-function readTrace(given) {
+function readTrace(given, { followUps = false } = {}) {
   if (given) return readFileSync(given, 'utf8');
+  const sets = setNames();
+  if (followUps) sets.push('follow-ups', ...(viteCorpus() ? ['vite-follow-ups', 'vite2-follow-ups'] : []));
   const dir = tempDir('kbqa-answers-trace-');
   const file = path.join(dir, 'trace.jsonl');
   try {
     try {
-      execFileSync(process.execPath, [path.join(__dirname, 'quality.js'), '--sets', setNames().join(',')], {
+      execFileSync(process.execPath, [path.join(__dirname, 'quality.js'), '--sets', sets.join(',')], {
         env: { ...process.env, KBQA_ANSWER_TRACE: file },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -88,6 +92,49 @@ function tracedQuestions(traceText) {
   return out;
 }
 
+/** The follow-up sets: file, and whether a pair marked `heldout` goes to an unseen set of its own. */
+const FOLLOW_UP_SETS = [
+  { set: 'follow-ups', heldout: 'follow-ups held-out', file: 'followups.json', after: 'fastify' },
+  { set: 'vite follow-ups', heldout: 'vite follow-ups', file: 'followups-vite.json', after: 'vite' },
+  { set: 'vite2 follow-ups', heldout: 'vite2 follow-ups', file: 'followups-vite2.json', after: 'vite2' },
+];
+const FOLLOW_UP_UNSEEN = new Set(['follow-ups held-out', 'vite2 follow-ups']);
+
+/**
+ * The follow-up pairs with key facts, with the generator input the trace holds for their second
+ * turn: `{ set, item, input }`. A follow-up's words ("and the preview server?") are no key to its
+ * input, so the trace is read in the order quality.js asks: the fastify single sets, the fastify
+ * pairs (first turn, follow-up), then each vite set and its pairs. It must come from a run of every
+ * set with follow-ups (readTrace with `{ followUps: true }`); a trace of fewer sets throws.
+ */
+function tracedFollowUps(traceText) {
+  const lines = traceText
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  const single = (names) =>
+    names.reduce((n, set) => n + require(path.join(__dirname, ANSWER_SETS[set])).length, 0);
+  const fastify = Object.keys(ANSWER_SETS).filter((s) => !s.startsWith('vite'));
+  const out = [];
+  let at = single(fastify);
+  for (const { set, heldout, file, after } of FOLLOW_UP_SETS) {
+    if (after !== 'fastify') {
+      if (!setNames().includes(after)) break;
+      at += single([after]);
+    }
+    for (const pair of require(path.join(__dirname, file))) {
+      const first = lines[at];
+      const follow = lines[at + 1];
+      if (first?.question !== pair.first.trim() || !follow)
+        throw new Error(`the trace is not of a run of every set with follow-ups (at "${pair.first}")`);
+      at += 2;
+      if (pair.facts?.length) out.push({ set: pair.heldout ? heldout : set, item: pair, input: follow });
+    }
+  }
+  return out;
+}
+
 /**
  * Scores `compose(input) -> answer text` on every set: key fact over the answerable questions,
  * and not-covered questions answered "not covered" / invented. `{ [set]: { n, keyFact, nc, invented } }`.
@@ -119,5 +166,7 @@ module.exports = {
   setNames,
   readTrace,
   tracedQuestions,
+  tracedFollowUps,
+  FOLLOW_UP_UNSEEN,
   scoreReplay,
 };

@@ -12,6 +12,7 @@ import { AnswerModule } from './answer/answer.module';
 import { ChatModule } from './chat/chat.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthController } from './health/health.controller';
+import { HealthModule } from './health/health.module';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
 import { McpModule } from './mcp/mcp.module';
@@ -28,6 +29,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        HealthModule,
         DatabaseModule.forRoot(config),
         ReadPoolModule,
         RateLimitModule,

@@ -34,7 +34,23 @@ describe('Chat, conversations, messages (e2e)', () => {
       const a = await t.post('/v1/newConversation', { api_key: p.serverKey }).expect(200);
       expect(Number.isInteger(a.body.conversation_id)).toBe(true);
       const b = await t.post('/v1/newConversation', { anon_key: p.anonKey }).expect(200);
-      expect(b.body.conversation_id).toBeGreaterThan(a.body.conversation_id);
+      expect(Number.isInteger(b.body.conversation_id)).toBe(true);
+      expect(b.body.conversation_id).not.toBe(a.body.conversation_id);
+    });
+
+    it('gives conversations random ids from 2^32, not sequential ones', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const key = i % 2 ? { anon_key: p.anonKey } : { api_key: p.serverKey };
+        ids.push((await t.post('/v1/newConversation', key).expect(200)).body.conversation_id as number);
+      }
+      for (const id of ids) {
+        expect(Number.isSafeInteger(id)).toBe(true);
+        expect(id).toBeGreaterThanOrEqual(2 ** 32);
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+      // Sequential ids would be in increasing order; 12 random ones are 1 time in 12!.
+      expect([...ids].sort((a, b) => a - b)).not.toEqual(ids);
     });
 
     it('ends a conversation with a plain-text confirmation, after which chat is refused', async () => {
@@ -113,6 +129,41 @@ describe('Chat, conversations, messages (e2e)', () => {
           tools_used: [],
         },
       ]);
+    });
+
+    it('gives messages random ids, listed in the order they were written', async () => {
+      const { body: conv } = await t.post('/v1/newConversation', { api_key: p.serverKey });
+      const questions = ['decorators', 'hooks?', 'logging', 'testing with inject'];
+      const answers: number[] = [];
+      for (const question of questions) {
+        const res = await chat({
+          question,
+          conversation_id: conv.conversation_id,
+          shouldStream: false,
+        }).expect(200);
+        answers.push(res.body.message_id as number);
+      }
+      const messages = (
+        await t
+          .post('/v1/messages/byConversationId', {
+            api_key: p.serverKey,
+            conversation_id: conv.conversation_id,
+          })
+          .expect(200)
+      ).body as Array<{ message_id: number; sender: string; message: string; timestamp: string }>;
+      expect(messages.map((m) => [m.sender, m.sender === 'Human' ? m.message : m.message_id])).toEqual(
+        questions.flatMap((q, i) => [
+          ['Human', q],
+          ['AI', answers[i]],
+        ]),
+      );
+      const ids = messages.map((m) => m.message_id);
+      for (const id of ids) expect(id).toBeGreaterThanOrEqual(2 ** 32);
+      expect(new Set(ids).size).toBe(ids.length);
+      // In the order written (timestamps), which random ids are not: 1 time in 8!.
+      const times = messages.map((m) => m.timestamp);
+      expect([...times].sort()).toEqual(times);
+      expect([...ids].sort((a, b) => a - b)).not.toEqual(ids);
     });
 
     it('accepts conversation_id as an integer, a float with zero fraction or a string', async () => {
@@ -394,6 +445,45 @@ describe('Chat, conversations, messages (e2e)', () => {
       await t
         .post('/v1/endConversation', { api_key: p.serverKey, conversation_id: conv.conversation_id })
         .expect(200);
+    });
+
+    it("finds no other reader's conversation or message at the ids next to its own", async () => {
+      // Two readers of the same site, both on the anon key, one chat each, one after the other.
+      const mine = await anonChat({ question: 'decorators' }).expect(200);
+      const theirs = await anonChat({ question: 'hooks?' }).expect(200);
+      const conversationOf = async (messageId: number) =>
+        (
+          await t.query<{ conversation_id: number }>('SELECT conversation_id FROM messages WHERE id = ?', [
+            messageId,
+          ])
+        )[0]!.conversation_id;
+      const myConversation = await conversationOf(mine.body.message_id as number);
+      const theirConversation = await conversationOf(theirs.body.message_id as number);
+
+      for (const delta of [-2, -1, 1, 2]) {
+        const guess = myConversation + delta;
+        const ended = await t.post('/v1/endConversation', { anon_key: p.anonKey, conversation_id: guess });
+        expect([ended.status, ended.body]).toEqual([
+          404,
+          { error: `conversation ${guess} not found`, code: 'NOT_FOUND' },
+        ]);
+      }
+      for (const delta of [-3, -2, -1, 1, 2, 3]) {
+        const guess = (mine.body.message_id as number) + delta;
+        const rated = await t.post('/v1/rateMessage', {
+          anon_key: p.anonKey,
+          message_id: guess,
+          rating_value: -1,
+        });
+        expect([rated.status, rated.body]).toEqual([500, denied]);
+      }
+      // The other reader's conversation is untouched: open, its answer unrated.
+      const [row] = await t.query<{ ended_at: string | null; rating_value: number }>(
+        'SELECT c.ended_at, m.rating_value FROM conversations c JOIN messages m ON m.conversation_id = c.id WHERE m.id = ?',
+        [theirs.body.message_id],
+      );
+      expect(row).toEqual({ ended_at: null, rating_value: 0 });
+      expect(theirConversation).not.toBe(myConversation);
     });
 
     it("answers another project's anon conversation to an anon key as one that does not exist", async () => {

@@ -22,7 +22,7 @@ describe('Foundation endpoints (e2e)', () => {
   afterAll(() => t.close());
 
   describe('GET /health', () => {
-    it('reports status, version, retrieval mode and queue kind', async () => {
+    it('reports status, version, retrieval mode, queue kind and disk state', async () => {
       const res = await request(t.http).get('/health').expect(200);
       expect(res.body).toEqual({
         status: 'ok',
@@ -30,6 +30,7 @@ describe('Foundation endpoints (e2e)', () => {
         retrieval: 'lexical',
         queue: 'in-process',
         queue_state: 'ok',
+        disk_state: 'ok',
       });
     });
   });

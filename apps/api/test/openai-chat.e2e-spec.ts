@@ -146,7 +146,7 @@ describe('Chat with an OpenAI-compatible model (e2e, fake LLM on 127.0.0.1)', ()
       let rows: Array<{ text: string; complete: number }> = [];
       for (let i = 0; i < 200 && rows.length === 0; i++) {
         rows = await t.query(
-          "SELECT text, complete FROM messages WHERE sender = 'AI' AND text LIKE 'w0 w1 w2 w3%' ORDER BY id DESC LIMIT 1",
+          "SELECT text, complete FROM messages WHERE sender = 'AI' AND text LIKE 'w0 w1 w2 w3%' ORDER BY created_at DESC LIMIT 1",
         );
         if (rows.length === 0) await new Promise((r) => setTimeout(r, 20));
       }

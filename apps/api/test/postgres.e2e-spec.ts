@@ -185,6 +185,75 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
     expect(stored).toEqual({ messages: 4, keys_used: 2 });
   });
 
+  it('gives conversations and messages random ids, keeps messages in order, and hides neighbours', async () => {
+    const projectId = (await call('post', '/admin/v1/projects', { name: 'ids' }).expect(201)).body
+      .id as number;
+    const key = (kind: 'server' | 'anon') =>
+      call('post', `/admin/v1/projects/${projectId}/keys`, { kind })
+        .expect(201)
+        .then((r) => r.body.key as string);
+    const serverKey = await key('server');
+    const anonKey = await key('anon');
+    const ingest = await t.post('/v1/ingestDocuments', { api_key: serverKey, documents: DOCS }).expect(200);
+    await t.waitForTask(Number(ingest.body.task_id));
+
+    const conversationIds: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const body = i % 2 ? { anon_key: anonKey } : { api_key: serverKey };
+      conversationIds.push((await t.post('/v1/newConversation', body).expect(200)).body.conversation_id);
+    }
+    const chat = (question: string, conversationId?: number) =>
+      t
+        .post('/v1/serviceChat', {
+          anon_key: anonKey,
+          history: [],
+          question,
+          conversation_id: conversationId,
+          shouldStream: false,
+        })
+        .expect(200)
+        .then((r) => r.body.message_id as number);
+    const mine = conversationIds[1]!;
+    const questions = ['How do I set the log level?', 'Which Node version?', 'How do I install it?'];
+    const answers: number[] = [];
+    for (const q of questions) answers.push(await chat(q, mine));
+    // Another reader's answer, written after mine.
+    const theirs = await chat('How do I start the server?');
+
+    const messages = (
+      await t.post('/v1/messages/byConversationId', { api_key: serverKey, conversation_id: mine }).expect(200)
+    ).body as Array<{ message_id: number; sender: string; message: string }>;
+    expect(messages.map((m) => [m.sender, m.sender === 'Human' ? m.message : m.message_id])).toEqual(
+      questions.flatMap((q, i) => [
+        ['Human', q],
+        ['AI', answers[i]],
+      ]),
+    );
+    const ids = [...conversationIds, ...messages.map((m) => m.message_id), theirs];
+    for (const id of ids) {
+      expect(Number.isSafeInteger(id)).toBe(true);
+      expect(id).toBeGreaterThanOrEqual(2 ** 32);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...conversationIds].sort((a, b) => a - b)).not.toEqual(conversationIds);
+
+    // The anon key guessing the ids next to its own finds nothing.
+    for (const delta of [-1, 1]) {
+      await t.post('/v1/endConversation', { anon_key: anonKey, conversation_id: mine + delta }).expect(404);
+    }
+    const last = answers[answers.length - 1]!;
+    for (const delta of [-2, -1, 1, 2]) {
+      await t
+        .post('/v1/rateMessage', { anon_key: anonKey, message_id: last + delta, rating_value: -1 })
+        .expect(500);
+    }
+    const [untouched] = await t.query<{ rating_value: number }>(
+      'SELECT rating_value FROM messages WHERE id = ?',
+      [theirs],
+    );
+    expect(untouched).toEqual({ rating_value: 0 });
+  });
+
   it("keeps the operator's other records: indexes and their sync, taught answers, tools, tasks, sessions", async () => {
     const projectId = (await call('post', '/admin/v1/projects', { name: 'site' }).expect(201)).body
       .id as number;

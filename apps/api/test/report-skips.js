@@ -78,8 +78,8 @@ async function reportSkips() {
   }
   if (!process.env.REDIS_URL) {
     skipped.push(
-      'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, worker-crash, and the Redis cases of fairness ' +
-        'and rate-limits) are SKIPPED. Run with REDIS_URL=redis://127.0.0.1:6379 to include them.',
+      'REDIS_URL is not set: the BullMQ tests (bullmq, shared-data-dir, worker-crash, and the Redis cases of fairness, ' +
+        'rate-limits and auth-fail-burst) are SKIPPED. Run with REDIS_URL=redis://127.0.0.1:6379 to include them.',
     );
   }
   const netns = netnsUnavailable();

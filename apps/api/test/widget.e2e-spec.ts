@@ -95,7 +95,7 @@ describeBrowser('Widget in headless Chromium (e2e)', () => {
 
   const aiMessages = () =>
     t.query<{ id: number; conversation_id: number; rating_value: number }>(
-      "SELECT id, conversation_id, rating_value FROM messages WHERE project_id = ? AND sender = 'AI' ORDER BY id",
+      "SELECT id, conversation_id, rating_value FROM messages WHERE project_id = ? AND sender = 'AI' ORDER BY created_at, id",
       [p.id],
     );
   const count = async (table: string) =>

@@ -108,6 +108,42 @@ describe(ExtractiveAnswerGenerator.name, () => {
     expect(await answer('How long should I bake bread in a server oven?', sources)).toBe(NOT_COVERED_ANSWER);
   });
 
+  describe('selectUnits', () => {
+    it('returns every scored unit and those the answer quotes', () => {
+      const generator = new ExtractiveAnswerGenerator();
+      const sources = [source(4, 'Reply', reply()), source(7, 'Plugins', scope())];
+      const question = 'What does register create by default?';
+      const selection = generator.selectUnits(question, sources);
+      const text = generator
+        .compose(question, sources)
+        .join('')
+        .replace(/ \[\d+\]/g, '');
+      expect(selection?.candidates.map((c) => c.sourceIndex)).toEqual(
+        [...(selection?.candidates ?? [])].map((c) => c.sourceIndex).sort((a, b) => a - b),
+      );
+      expect(selection?.chosen.length).toBeGreaterThan(0);
+      for (const c of selection?.chosen ?? []) {
+        expect(selection?.candidates).toContain(c);
+        expect(text).toContain(c.unit.text);
+      }
+    });
+
+    it('quotes nothing when a gate says the question is not covered, and is undefined without units', () => {
+      const generator = new ExtractiveAnswerGenerator();
+      const sources = [source(1, 'Plugins', plugins()), source(2, 'Reply', reply())];
+      // Two words no page has: the documentation lacks the topic (namesWhatDocsLack).
+      const selection = generator.selectUnits(
+        'How do I register a plugin with cron at midnight?',
+        sources,
+        undefined,
+        ['cron', 'midnight'],
+      );
+      expect(selection?.candidates.length ?? 0).toBeGreaterThan(0);
+      expect(selection?.chosen).toEqual([]);
+      expect(generator.selectUnits('How do I register a plugin?', [])).toBeUndefined();
+    });
+  });
+
   it('streams the answer in several pieces', async () => {
     const generator = new ExtractiveAnswerGenerator();
     const pieces = await collect(

@@ -16,6 +16,7 @@ import { citeCurated, notCovered, NOT_COVERED_ANSWER, render, streamPieces } fro
 import { scoreUnits } from './extractive/score';
 import { checkedScorer, SHIPPED_SCORER, type UnitScorer } from './extractive/unit-scorer';
 import { choose } from './extractive/strategies';
+import type { Candidate } from './extractive/types';
 import { containsIdentifier } from './terms.util';
 import { condenseFollowUp } from './follow-up.util';
 
@@ -105,6 +106,15 @@ export interface ScoredUnit {
   headingOverlap: number;
   /** Whether it writes a name the question writes in code form (`reply.code`, `bodyLimit`). */
   namesAskedId: boolean;
+}
+
+/** The scored units of a question and those the answer quotes ({@link ExtractiveAnswerGenerator.selectUnits}). */
+export interface UnitSelection {
+  /** Every unit of the sources, in source and document order, scored. */
+  candidates: Candidate[];
+  /** The units the answer quotes, in answer order (the strategy's, then the passes'). */
+  chosen: Candidate[];
+  profile: Readonly<ExtractiveProfile>;
 }
 
 const SWITCHABLE = new Set<string>([...PASS_NAMES, ...FEATURE_NAMES]);
@@ -249,6 +259,29 @@ export class ExtractiveAnswerGenerator implements AnswerGenerator {
     // not shown, one cut mid-thought, markup, repeats); an answer left empty is no answer.
     const clean = guardPieces(pieces, new Set(sources.map((s) => s.n)));
     return clean.length > 0 ? clean : notCovered(sources, profile);
+  }
+
+  /**
+   * What the answer is chosen from and what it chose, before rendering: every unit of the sources
+   * scored for the question, and the units {@link compose} would quote (the strategy's, after the
+   * passes; empty when a gate says "not covered"). Undefined when no unit matches the question.
+   * The model's context (model-context.builder.ts) is built from it.
+   */
+  selectUnits(
+    question: string,
+    sources: AnswerSource[],
+    context?: string,
+    unknownWords?: string[],
+  ): UnitSelection | undefined {
+    const { profile } = this;
+    const plan = planQuestion(question, context, unknownWords);
+    const scored = scoreUnits(plan, sources, profile, this.featuresOff, this.scorer);
+    if (!scored) return undefined;
+    const floor = plan.lookedUp ? profile.minCoverageLookedUp : profile.minCoverage;
+    if (plan.lacksTopic || scored.coverage < floor)
+      return { candidates: scored.candidates, chosen: [], profile };
+    const ctx = { plan, scored, profile, featuresOff: this.featuresOff };
+    return { candidates: scored.candidates, chosen: runPasses(choose(ctx), ctx, this.off), profile };
   }
 
   /**

@@ -15,10 +15,21 @@ export {
   type UnitFeatures,
   type UnitScorer,
 } from './extractive-answer.generator';
+export {
+  DEFAULT_MODEL_CONTEXT_TOKENS,
+  MODEL_CONTEXT_STEPS,
+  buildModelContext,
+  contextSources,
+  estimateTokens,
+  type ModelContext,
+  type ModelContextInput,
+  type ModelContextOptions,
+  type ModelContextStep,
+  type ModelPassage,
+} from './model-context.builder';
 export { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
 export {
   LocalAnswerGenerator,
-  fitSources,
   type LocalAnswerGeneratorOptions,
   type LocalChatModel,
   type LocalModelState,
@@ -32,6 +43,7 @@ export {
   buildAnswerMessages,
   buildCondenseMessages,
   buildSummarizeMessages,
+  sourceHeader,
   type ChatMessage,
 } from './openai.prompts';
 export {

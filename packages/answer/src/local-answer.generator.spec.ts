@@ -7,7 +7,7 @@ import {
   type AnswerToolEvent,
 } from '@kbqa/core';
 import { ExtractiveAnswerGenerator } from './extractive-answer.generator';
-import { fitSources, LocalAnswerGenerator, type LocalChatModel } from './local-answer.generator';
+import { LocalAnswerGenerator, type LocalChatModel } from './local-answer.generator';
 import { grammarSafeSchema, toolChoiceSchema } from './local-tool-choice';
 import { DEFAULT_SYSTEM_PROMPT, type ChatMessage } from './openai.prompts';
 
@@ -55,9 +55,6 @@ class FakeLocalModel implements LocalChatModel {
   /** The reply of a grammar-constrained (tool choice) call. */
   toolChoice = '{"tool": null}';
   constructor(private readonly reply: string[]) {}
-  countTokens(text: string): number {
-    return Math.ceil(text.length / 4);
-  }
   async *generate(
     messages: ChatMessage[],
     options: { signal?: AbortSignal; maxTokens?: number; jsonSchema?: Record<string, unknown> },
@@ -261,30 +258,5 @@ describe(grammarSafeSchema.name, () => {
     });
     expect(grammarSafeSchema({ $ref: '#/defs/x' })).toEqual({ type: 'object', additionalProperties: true });
     expect(grammarSafeSchema('nonsense')).toEqual({ type: 'object', additionalProperties: true });
-  });
-});
-
-describe(fitSources.name, () => {
-  const count = (text: string) => text.split(/\s+/).length;
-  const source = (n: number, words: number): AnswerSource => ({
-    n,
-    title: `S${n}`,
-    link: '',
-    content: Array.from({ length: words }, (_, i) => `w${i}`).join(' '),
-    score: 1,
-  });
-
-  it('keeps whole sources while they fit and cuts the first that does not', () => {
-    const fitted = fitSources([source(1, 50), source(2, 50), source(3, 50)], 100, count);
-    expect(fitted.map((s) => s.n)).toEqual([1, 2]);
-    expect(fitted[0]?.content).toBe(source(1, 50).content);
-    expect(fitted[1]?.content.endsWith('…')).toBe(true);
-    expect(count(fitted[1]?.content ?? '')).toBeLessThan(50);
-  });
-
-  it('always gives the first source, cut to the budget', () => {
-    const fitted = fitSources([source(1, 500)], 100, count);
-    expect(fitted).toHaveLength(1);
-    expect(count(fitted[0]?.content ?? '')).toBeLessThanOrEqual(100);
   });
 });

@@ -3,13 +3,13 @@ import {
   KbqaError,
   type AnswerGenerator,
   type AnswerRequest,
-  type AnswerSource,
   type AnswerTool,
   type HistoryTurn,
 } from '@kbqa/core';
 import { throwIfAborted } from './abort.util';
 import { filterCitations } from './citation-filter.transform';
 import { parseToolChoice, toolChoicePrompt, toolChoiceSchema } from './local-tool-choice';
+import { buildModelContext, contextSources, DEFAULT_MODEL_CONTEXT_TOKENS } from './model-context.builder';
 import { runToolCall, toolMessage, TOOLS_PROMPT } from './openai-answer.generator';
 import { buildAnswerMessages, buildSummarizeMessages, type ChatMessage } from './openai.prompts';
 
@@ -18,7 +18,6 @@ import { buildAnswerMessages, buildSummarizeMessages, type ChatMessage } from '.
  * package does not depend on the runtime: the service passes a loader in, tests pass fakes.
  */
 export interface LocalChatModel {
-  countTokens(text: string): number;
   /** With `jsonSchema`, the reply is held to that schema by a grammar (tool calls). */
   generate(
     messages: ChatMessage[],
@@ -61,8 +60,9 @@ export interface LocalAnswerGeneratorOptions {
   /** Told once when loading fails; the answers go to the fallback from then on. */
   onLoadError?: (error: unknown) => void;
   /**
-   * Tokens of source text given to the model (default 1000); sources past it are left out and
-   * the last one that fits partly is cut. Reading the prompt dominates the wait on a CPU.
+   * Token budget of the sources' text given to the model (default
+   * {@link DEFAULT_MODEL_CONTEXT_TOKENS}): the units the extractive ranking picks
+   * ({@link buildModelContext}), since reading the prompt dominates the wait on a CPU.
    */
   contextTokens?: number;
   /** Longest answer in tokens (default 512). */
@@ -76,14 +76,13 @@ export interface LocalAnswerGeneratorOptions {
   toolCalls?: boolean;
 }
 
-const DEFAULT_CONTEXT_TOKENS = 1000;
 const DEFAULT_MAX_TOKENS = 512;
 const DEFAULT_MAX_HISTORY_TURNS = 4;
 
 /**
  * Answers with a local GGUF model under the same contract as the OpenAI-compatible generator:
  * the same prompt ({@link buildAnswerMessages}: system or project prompt, numbered sources, "not
- * covered" when they do not answer), text streamed as it is generated, `[n]` kept only for the
+ * covered" when they do not answer) over the context {@link buildModelContext} picks, text streamed as it is generated, `[n]` kept only for the
  * sources given ({@link filterCitations}), KbqaError('ABORTED') when the signal aborts (which
  * stops generation and frees the model's sequence).
  *
@@ -165,9 +164,8 @@ export class LocalAnswerGenerator implements AnswerGenerator {
       return;
     }
     throwIfAborted(request.signal);
-    const sources = fitSources(request.sources, this.options.contextTokens ?? DEFAULT_CONTEXT_TOKENS, (t) =>
-      model.countTokens(t),
-    );
+    const budgetTokens = this.options.contextTokens ?? DEFAULT_MODEL_CONTEXT_TOKENS;
+    const sources = contextSources(request.sources, buildModelContext(request, { budgetTokens }));
     let messages = buildAnswerMessages(
       { ...request, sources },
       this.options.maxHistoryTurns ?? DEFAULT_MAX_HISTORY_TURNS,
@@ -247,45 +245,4 @@ export class LocalAnswerGenerator implements AnswerGenerator {
       return undefined;
     }
   }
-}
-
-/**
- * The sources that fit in `budget` tokens, in citation order: whole while they fit, the first
- * that does not cut at about the share of it that fits (by characters), the rest left out. The
- * first source is always given, cut if need be, so an answer never goes without its best source.
- */
-export function fitSources(
-  sources: AnswerSource[],
-  budget: number,
-  countTokens: (text: string) => number,
-): AnswerSource[] {
-  const out: AnswerSource[] = [];
-  let left = budget;
-  for (const source of sources) {
-    const tokens = countTokens(`[${source.n}] ${source.title} — ${source.link}\n${source.content}`);
-    if (tokens <= left) {
-      out.push(source);
-      left -= tokens;
-      continue;
-    }
-    // Too little room for a useful part of another passage.
-    if (left < 32 && out.length > 0) break;
-    // Characters are not tokens: cut at the share that fits, then shorter until it fits.
-    let chars = Math.floor(source.content.length * (Math.max(0, left) / tokens));
-    let content = cutAtWord(source.content, chars);
-    while (chars > 0 && countTokens(`[${source.n}] ${source.title} — ${source.link}\n${content}`) > left) {
-      chars = Math.floor(chars * 0.85);
-      content = cutAtWord(source.content, chars);
-    }
-    out.push({ ...source, content });
-    break;
-  }
-  return out;
-}
-
-function cutAtWord(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const cut = text.slice(0, maxChars);
-  const space = cut.lastIndexOf(' ');
-  return `${space > maxChars / 2 ? cut.slice(0, space) : cut}…`;
 }

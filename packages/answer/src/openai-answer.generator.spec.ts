@@ -154,6 +154,30 @@ describe(OpenAiAnswerGenerator.name, () => {
     ]);
   });
 
+  it('sends whole chunks unless contextTokens is set, then the best units and only their sources', async () => {
+    server.handler = (_req, res) => {
+      startStream(res);
+      res.end(deltaEvent('Register it [1], see [2].', 'stop') + 'data: [DONE]\n\n');
+    };
+    const long: AnswerSource = {
+      ...sources[0]!,
+      content: `${'Plugins are loaded in order and share nothing by default. '.repeat(12)}\n\nUse the \`register\` API to add one or more plugins.`,
+    };
+    const given = request({ sources: [long, sources[1]!] });
+    await collect(generator.generate(given));
+    const whole = (bodyOf(server.requests[0]).messages as Messages)[0]?.content ?? '';
+    expect(whole).toContain(long.content.trim());
+    expect(whole).toContain('[2] Reply');
+
+    const pieces = await collect(make({ contextTokens: 40 }).generate(given));
+    const cut = (bodyOf(server.requests[1]).messages as Messages)[0]?.content ?? '';
+    expect(cut).toContain('Use the `register` API to add one or more plugins.');
+    expect(cut).not.toContain('share nothing by default. Plugins');
+    expect(cut).not.toContain('[2] Reply');
+    // A source left out of the context is not citable.
+    expect(pieces.join('')).toBe('Register it [1], see.');
+  });
+
   it('uses the default system prompt when the project has none', async () => {
     server.handler = (_req, res) => {
       startStream(res);

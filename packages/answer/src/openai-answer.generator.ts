@@ -8,6 +8,7 @@ import {
 } from '@kbqa/core';
 import { abortedError, throwIfAborted } from './abort.util';
 import { filterCitations } from './citation-filter.transform';
+import { buildModelContext, contextSources } from './model-context.builder';
 import {
   buildAnswerMessages,
   buildCondenseMessages,
@@ -43,6 +44,13 @@ export interface OpenAiAnswerGeneratorOptions {
    * 0 offers no tools.
    */
   maxToolRounds?: number;
+  /**
+   * Token budget of the sources sent: when set, the model reads the sentences, list items and code
+   * blocks the extractive ranking picks ({@link buildModelContext}) up to this many tokens instead
+   * of the whole retrieved chunks, and may cite only the sources that keep a passage. Unset (the
+   * default), the chunks are sent whole.
+   */
+  contextTokens?: number;
   /** Injectable for tests; Node's global fetch otherwise. */
   fetch?: typeof fetch;
 }
@@ -130,7 +138,15 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
     this.supportsTools = this.maxToolRounds > 0;
   }
 
-  generate(request: AnswerRequest): AsyncIterable<string> {
+  generate(given: AnswerRequest): AsyncIterable<string> {
+    const { contextTokens } = this.options;
+    const request =
+      contextTokens === undefined
+        ? given
+        : {
+            ...given,
+            sources: contextSources(given.sources, buildModelContext(given, { budgetTokens: contextTokens })),
+          };
     const messages = buildAnswerMessages(request, this.options.maxHistoryTurns);
     const options = { temperature: request.temperature, maxTokens: this.options.maxTokens };
     const tools = this.supportsTools ? (request.tools ?? []) : [];

@@ -1,4 +1,4 @@
-import type { AnswerRequest, HistoryTurn } from '@kbqa/core';
+import type { AnswerRequest, AnswerSource, HistoryTurn } from '@kbqa/core';
 
 /** One message of an OpenAI-compatible chat completion request. */
 export interface ChatMessage {
@@ -45,11 +45,7 @@ export function buildAnswerMessages(
           `answer with it first, in its own words where possible, and cite it as [${curated.n}]; use the other sources only to add what it leaves out.`,
       );
     }
-    for (const source of request.sources) {
-      const title = source.curated ? `Curated answer to: ${source.title.trim()}` : source.title.trim();
-      const header = [title, source.link.trim()].filter((s) => s !== '').join(' — ');
-      parts.push(`[${source.n}] ${header}\n${source.content.trim()}`);
-    }
+    for (const source of request.sources) parts.push(`${sourceHeader(source)}\n${source.content.trim()}`);
   }
   const extra = request.additionalContext?.trim();
   if (extra)
@@ -62,6 +58,13 @@ export function buildAnswerMessages(
   }
   messages.push({ role: 'user', content: request.question });
   return messages;
+}
+
+/** The line above a source's content in the prompt: `[n] title — link`. */
+export function sourceHeader(source: Pick<AnswerSource, 'n' | 'title' | 'link' | 'curated'>): string {
+  const title = source.curated ? `Curated answer to: ${source.title.trim()}` : source.title.trim();
+  const header = [title, source.link.trim()].filter((s) => s !== '').join(' — ');
+  return `[${source.n}] ${header}`;
 }
 
 const CONDENSE_PROMPT = [

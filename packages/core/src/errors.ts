@@ -91,16 +91,18 @@ export class KbqaError extends Error {
   static from(value: unknown): KbqaError {
     if (value instanceof KbqaError) return value;
     if (isSerializedError(value)) return new KbqaError(value.code, value.message);
+    // Read from the code alone, not `instanceof Error`: an error made in another realm (a native
+    // addon's under a test runner's sandbox, say) is not an instance of this realm's Error.
+    const code = typeof value === 'object' && value !== null ? (value as { code?: unknown }).code : undefined;
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+      return new KbqaError(
+        'STORAGE_FULL',
+        'the disk of the data directory is full: free space, then send the request or ingestion again',
+        { cause: value },
+      );
+    }
     if (value instanceof Error) {
       if (value.name === 'AbortError') return new KbqaError('ABORTED', value.message, { cause: value });
-      const code = (value as { code?: unknown }).code;
-      if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
-        return new KbqaError(
-          'STORAGE_FULL',
-          'the disk of the data directory is full: free space, then send the request or ingestion again',
-          { cause: value },
-        );
-      }
       return new KbqaError('INTERNAL', value.message, { cause: value });
     }
     return new KbqaError('INTERNAL', String(value));

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { KbqaError } from './errors';
 import { MAX_IN_VALUES, MAX_WHERE_FIELDS, parseWhere } from './filters';
 
@@ -47,5 +48,16 @@ describe(KbqaError.name, () => {
     expect(copy.code).toBe('FETCH_REFUSED');
     expect(copy.status).toBe(400);
     expect(copy.message).toBe('refused 127.0.0.1');
+  });
+
+  it("reads a full disk from the error's code, even from an error of another realm", () => {
+    const foreign = runInNewContext(
+      "Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })",
+    ) as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(KbqaError.from(foreign).code).toBe('STORAGE_FULL');
+    expect(KbqaError.from(Object.assign(new Error('no space'), { code: 'ENOSPC' })).code).toBe(
+      'STORAGE_FULL',
+    );
   });
 });

@@ -41,7 +41,8 @@ export interface CopyOptions {
 /**
  * The API's record tables, parents before children (foreign keys). Their columns are the same
  * on both stores (migration 2 recreates SQLite's after all its migrations), so each is copied as
- * the columns both have, by name.
+ * the columns both have, by name. Task leases are not copied: they belong to processes of the old
+ * deployment, so a task copied as running has none and the new deployment runs it again.
  */
 const RECORD_TABLES = [
   'projects',
@@ -64,8 +65,6 @@ const IDENTITY_TABLES = [
   'projects',
   'api_keys',
   'indexes',
-  'conversations',
-  'messages',
   'taught_answers',
   'tools',
   'tool_sources',

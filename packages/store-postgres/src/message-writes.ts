@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { KeyKind, NewMessage } from '@kbqa/core';
-import { nowTimestamp } from '@kbqa/store-sqlite';
+import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/store-sqlite';
 import { Batcher } from './batcher';
 
 /** A message to store, and for a new conversation (`conversationId` null) its role info and starter. */
@@ -27,8 +27,8 @@ interface Pending {
  * statement and one commit each cost PostgreSQL more than the rows (0.65 to 0.94 ms of its CPU a
  * chat for the two writes, 0.13 to 0.15 ms batched, 25 concurrent chats). So the writes asked for
  * while others are being written go together (a {@link Batcher}): one statement for new
- * conversations and messages, their ids drawn from the sequences up front so each row's ids are
- * known, one commit. A caller is answered only after that commit.
+ * conversations and messages, their random ids (randomRecordId) drawn up front so each row's ids
+ * are known, one commit. A caller is answered only after that commit.
  */
 export class MessageWrites {
   private readonly batcher: Batcher<Pending, StoredMessage>;
@@ -42,18 +42,25 @@ export class MessageWrites {
   }
 
   /** Stores the writes in one statement; their ids in the writes' order. */
-  private async insert(batch: Pending[]): Promise<StoredMessage[]> {
+  private insert(batch: Pending[]): Promise<StoredMessage[]> {
+    // The statement is atomic: on a collision nothing of the batch was written; draw all again.
+    return withRandomIds(() => this.insertOnce(batch));
+  }
+
+  private async insertOnce(batch: Pending[]): Promise<StoredMessage[]> {
     const column = <T>(pick: (w: MessageWrite) => T): T[] => batch.map((p) => pick(p.write));
-    const { rows } = await this.pool.query<{ conversation_id: number; message_id: number }>({
-      name: 'kbqa_message_writes',
-      text: `WITH input AS (
+    const { rows } = await this.pool.query<{ conversation_id: number | string; message_id: number | string }>(
+      {
+        name: 'kbqa_message_writes',
+        text: `WITH input AS (
          SELECT u.*,
-                CASE WHEN u.conversation_id IS NULL THEN nextval('conversations_id_seq'::regclass) END AS new_conversation,
-                nextval('messages_id_seq'::regclass) AS message_id
-         FROM unnest($1::integer[], $2::integer[], $3::text[], $4::text[], $5::text[], $6::integer[],
-                     $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[])
+                CASE WHEN u.conversation_id IS NULL THEN u.drawn_conversation END AS new_conversation
+         FROM unnest($1::integer[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[],
+                     $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::bigint[],
+                     $13::bigint[])
               WITH ORDINALITY AS u(project_id, conversation_id, role_info, sender, text, reply_to,
-                                   sources, complete, tools_used, created_at, started_by, ord)
+                                   sources, complete, tools_used, created_at, started_by,
+                                   drawn_conversation, message_id, ord)
        ), conversation_rows AS (
          INSERT INTO conversations (id, project_id, role_info, started_by, created_at)
          SELECT new_conversation, project_id, role_info, started_by, created_at FROM input
@@ -64,23 +71,41 @@ export class MessageWrites {
                 sources, complete, tools_used, created_at
          FROM input ORDER BY ord
        )
-       SELECT coalesce(conversation_id, new_conversation)::integer AS conversation_id,
-              message_id::integer AS message_id
+       SELECT coalesce(conversation_id, new_conversation) AS conversation_id, message_id
        FROM input ORDER BY ord`,
-      values: [
-        column((w) => w.projectId),
-        column((w) => w.conversationId),
-        column((w) => w.roleInfo),
-        column((w) => w.sender),
-        column((w) => w.text),
-        column((w) => w.replyTo),
-        column((w) => JSON.stringify(w.sources)),
-        column((w) => w.complete),
-        column((w) => JSON.stringify(w.toolsUsed ?? [])),
-        batch.map((p) => p.at),
-        column((w) => w.startedBy),
-      ],
-    });
-    return rows.map((r) => ({ conversationId: r.conversation_id, messageId: r.message_id }));
+        values: [
+          column((w) => w.projectId),
+          column((w) => w.conversationId),
+          column((w) => w.roleInfo),
+          column((w) => w.sender),
+          column((w) => w.text),
+          column((w) => w.replyTo),
+          column((w) => JSON.stringify(w.sources)),
+          column((w) => w.complete),
+          column((w) => JSON.stringify(w.toolsUsed ?? [])),
+          batch.map((p) => p.at),
+          column((w) => w.startedBy),
+          batch.map(() => randomRecordId()),
+          batch.map(() => randomRecordId()),
+        ],
+      },
+    );
+    // bigint columns: numbers whatever the pool's int8 parser (ids stay below 2^48).
+    return rows.map((r) => ({ conversationId: Number(r.conversation_id), messageId: Number(r.message_id) }));
+  }
+}
+
+/**
+ * Runs `insert`, which draws random ids (randomRecordId) for the rows it writes in one statement,
+ * again when PostgreSQL refuses one as taken (unique_violation, about 1 in 2^48 per row).
+ */
+export async function withRandomIds<T>(insert: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await insert();
+    } catch (e) {
+      const collided = (e as { code?: unknown }).code === '23505';
+      if (!collided || attempt >= RANDOM_ID_ATTEMPTS) throw e;
+    }
   }
 }

@@ -266,6 +266,33 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE ingestion_tasks ADD COLUMN scheduled boolean NOT NULL DEFAULT false',
     ],
   },
+  {
+    id: 7,
+    name: 'random-conversation-ids',
+    statements: [
+      // New conversations and messages get random ids up to 2^48 (randomRecordId), as tasks do,
+      // so they no longer come from the identity sequences; existing rows keep theirs. The
+      // columns holding them become bigint (a rewrite of both tables, once).
+      'ALTER TABLE conversations ALTER COLUMN id DROP IDENTITY, ALTER COLUMN id TYPE bigint',
+      `ALTER TABLE messages ALTER COLUMN id DROP IDENTITY, ALTER COLUMN id TYPE bigint,
+        ALTER COLUMN conversation_id TYPE bigint, ALTER COLUMN reply_to TYPE bigint`,
+    ],
+  },
+  {
+    id: 8,
+    name: 'task-leases',
+    statements: [
+      // Which process runs a task and until when its claim holds unless renewed (see the API's
+      // TaskLeases): processes sharing the database without Redis never run one task twice. Kept
+      // apart from the task row, so claims and renewals never rewrite a task's payload.
+      `CREATE TABLE task_leases (
+        task_id bigint PRIMARY KEY REFERENCES ingestion_tasks (id) ON DELETE CASCADE,
+        project_id integer NOT NULL,
+        owner text NOT NULL,
+        until text NOT NULL)`,
+      'CREATE INDEX task_leases_project ON task_leases (project_id)',
+    ],
+  },
 ];
 
 /**

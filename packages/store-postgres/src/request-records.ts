@@ -1,12 +1,12 @@
 import type { Pool } from 'pg';
 import type { ActiveKey, ExportedPair, ExportFilters, KeyKind, NewMessage, RequestRecords } from '@kbqa/core';
-import { nowTimestamp } from '@kbqa/store-sqlite';
+import { nowTimestamp, randomRecordId } from '@kbqa/store-sqlite';
 import { Batcher } from './batcher';
-import { MessageWrites } from './message-writes';
+import { MessageWrites, withRandomIds } from './message-writes';
 
 /**
  * {@link RequestRecords} on the PostgreSQL records tables (migration 2), the same rows as
- * SqliteRequestRecords writes: timestamps as nowTimestamp() text, JSON as text. The statements a
+ * SqliteRequestRecords writes: random ids, timestamps as nowTimestamp() text, JSON as text. The statements a
  * chat runs are named, so each connection parses and plans them once, and concurrent chats' key
  * lookups and message writes go together, one statement each per turn of the event loop.
  */
@@ -53,12 +53,16 @@ export class PostgresRequestRecords implements RequestRecords {
     roleInfo: string | null,
     startedBy: KeyKind = 'server',
   ): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>({
-      name: 'kbqa_new_conversation',
-      text: 'INSERT INTO conversations (project_id, role_info, started_by, created_at) VALUES ($1, $2, $3, $4) RETURNING id',
-      values: [projectId, roleInfo, startedBy, nowTimestamp()],
+    const at = nowTimestamp();
+    return withRandomIds(async () => {
+      const id = randomRecordId();
+      await this.pool.query({
+        name: 'kbqa_new_conversation',
+        text: 'INSERT INTO conversations (id, project_id, role_info, started_by, created_at) VALUES ($1, $2, $3, $4, $5)',
+        values: [id, projectId, roleInfo, startedBy, at],
+      });
+      return id;
     });
-    return rows[0]!.id;
   }
 
   /** With its first message, in one statement shared with the other chats' writes (MessageWrites). */
@@ -88,7 +92,7 @@ export class PostgresRequestRecords implements RequestRecords {
               ai.text AS "aiResponse", COALESCE(h.text, '') AS "humanQuery", ai.tools_used AS "toolsUsed"
        FROM messages ai LEFT JOIN messages h ON h.id = ai.reply_to
        WHERE ${where.join(' AND ')}
-       ORDER BY ai.id`,
+       ORDER BY ai.created_at, ai.id`,
       params,
     );
     return rows;

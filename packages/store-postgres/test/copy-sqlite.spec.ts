@@ -135,8 +135,9 @@ describe(copySqliteToPostgres.name, () => {
         export_enabled: true,
         allowed_origins: '["https://a.example"]',
       });
+      // Conversation and message ids are bigint (random ids); this pool reads int8 as text.
       const messages = (
-        await pool.query('SELECT id, rating_value, complete, sources FROM messages ORDER BY id')
+        await pool.query('SELECT id::int AS id, rating_value, complete, sources FROM messages ORDER BY id')
       ).rows;
       expect(messages).toEqual([
         { id: 20, rating_value: 0, complete: true, sources: '[]' },
@@ -144,7 +145,7 @@ describe(copySqliteToPostgres.name, () => {
       ]);
 
       // Who started a conversation decides what an anon key may do with it: it moves with the copy.
-      const conversations = (await pool.query('SELECT id, started_by FROM conversations')).rows;
+      const conversations = (await pool.query('SELECT id::int AS id, started_by FROM conversations')).rows;
       expect(conversations).toEqual([{ id: 11, started_by: 'anon' }]);
 
       const db = rawDatabase(source.dataSource);

@@ -62,7 +62,8 @@ describe('PostgresChunkStore on PGlite with pgvector', () => {
     const { rows } = await pool.query<{ id: number; started_by: string }>(
       'SELECT id, started_by FROM conversations WHERE project_id = 900',
     );
-    const starters = new Map(rows.map((r) => [r.id, r.started_by]));
+    // Ids are bigint (random ids); this pool reads int8 as text.
+    const starters = new Map(rows.map((r) => [Number(r.id), r.started_by]));
     expect(ids.map((id) => starters.get(id))).toEqual(['anon', 'server', 'anon', 'server']);
   });
 

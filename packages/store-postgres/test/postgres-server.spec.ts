@@ -109,6 +109,66 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
     }
   }, 60_000);
 
+  it('keeps the ids of conversations and messages stored before ids were random, and adds random ones', async () => {
+    const fresh = await createScratchDatabase();
+    const pool = new Pool({
+      ...recordPoolConfig(`postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${fresh.name}`),
+      max: 1,
+    });
+    pool.on('error', () => undefined);
+    try {
+      // A database of the release before: every migration up to random ids, one sequential row each.
+      const before = MIGRATIONS.filter((m) => m.name !== 'random-conversation-ids');
+      expect(before).toHaveLength(MIGRATIONS.length - 1);
+      await pool.query(
+        'CREATE TABLE kbqa_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      for (const m of before) {
+        for (const sql of m.statements) await pool.query(sql);
+        await pool.query('INSERT INTO kbqa_migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);
+      }
+      await pool.query("INSERT INTO projects (name, created_at) VALUES ('a', 'now')");
+      await pool.query(
+        "INSERT INTO conversations (project_id, created_at) VALUES (1, '2026-01-01T00:00:00.000000')",
+      );
+      await pool.query(
+        "INSERT INTO messages (project_id, conversation_id, sender, text, created_at) VALUES (1, 1, 'Human', 'old', '2026-01-01T00:00:00.000000')",
+      );
+
+      await migrate(pool);
+      const store = new PostgresRequestRecords(pool);
+      const answer = await store.addMessage({
+        projectId: 1,
+        conversationId: 1,
+        sender: 'AI',
+        text: 'new',
+        replyTo: 1,
+        sources: [],
+        complete: true,
+      });
+      const started = await store.startConversation(1, null, {
+        sender: 'Human',
+        text: 'another',
+        replyTo: null,
+        sources: [],
+        complete: true,
+      });
+      for (const id of [answer, started.conversationId, started.messageId]) {
+        expect(id).toBeGreaterThanOrEqual(2 ** 32);
+      }
+      const { rows } = await pool.query<{ id: number; conversation_id: number; text: string }>(
+        'SELECT id, conversation_id, text FROM messages WHERE conversation_id = 1 ORDER BY created_at, id',
+      );
+      expect(rows).toEqual([
+        { id: 1, conversation_id: 1, text: 'old' },
+        { id: answer, conversation_id: 1, text: 'new' },
+      ]);
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  });
+
   it('lets two processes replace the same new source at once: one source, one copy of its chunks', async () => {
     await fixture();
     const pools = [1, 2].map(() => new Pool({ ...SERVER, database: scratch.name, max: 1 }));
@@ -383,7 +443,7 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/foreign key/);
       const { rows: answers } = await records.query<{ text: string; conversation_id: number }>(
-        "SELECT text, conversation_id FROM messages WHERE text LIKE 'a%' ORDER BY id",
+        "SELECT text, conversation_id FROM messages WHERE text LIKE 'a%' ORDER BY text",
       );
       expect(answers).toEqual([
         { text: 'a0', conversation_id: started[0]!.conversationId },

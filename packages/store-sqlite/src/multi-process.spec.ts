@@ -15,7 +15,7 @@ const DIST = join(__dirname, '..', 'dist', 'index.js');
  * line with the errors it met.
  */
 const WRITER = `
-const { openDataSource, rawDatabase, SqliteChunkIndex, ProjectEntity, ConversationEntity } = require(${JSON.stringify(DIST)});
+const { openDataSource, rawDatabase, SqliteChunkIndex, SqliteRequestRecords, ProjectEntity } = require(${JSON.stringify(DIST)});
 const crypto = require('node:crypto');
 const [file, name, rounds] = process.argv.slice(2);
 const draft = (content, ordinal) => ({ ordinal, content, headingPath: [], title: 'T', link: 'L', kind: 'content',
@@ -25,7 +25,7 @@ const draft = (content, ordinal) => ({ ordinal, content, headingPath: [], title:
   const ds = await openDataSource({ file });
   const index = new SqliteChunkIndex(rawDatabase(ds));
   const projects = ds.getRepository(ProjectEntity);
-  const conversations = ds.getRepository(ConversationEntity);
+  const records = new SqliteRequestRecords(rawDatabase(ds));
   for (let i = 0; i < Number(rounds); i++) {
     const attempt = async (what, fn) => {
       try { await fn(); } catch (e) { errors.push(what + ': ' + (e && e.message)); }
@@ -41,8 +41,7 @@ const draft = (content, ordinal) => ({ ordinal, content, headingPath: [], title:
       p.name = name + '-' + i;
       await projects.save(p);
     });
-    await attempt('conversation save', () =>
-      conversations.save(conversations.create({ projectId: 1, roleInfo: null, createdAt: 'now', endedAt: null })));
+    await attempt('conversation save', async () => records.createConversation(1, null));
   }
   await ds.destroy();
   process.stdout.write(JSON.stringify({ errors }) + '\\n');

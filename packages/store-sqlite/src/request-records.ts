@@ -8,9 +8,13 @@ import type {
   RequestRecords,
   Sender,
 } from '@kbqa/core';
+import { RANDOM_ID_ATTEMPTS, randomRecordId } from './ids';
 import { nowTimestamp } from './time';
 
-/** {@link RequestRecords} on one SQLite database, with statements prepared once. */
+/**
+ * {@link RequestRecords} on one SQLite database, with statements prepared once. Conversations and
+ * messages get random ids (randomRecordId), so an id tells nothing of its neighbours.
+ */
 export class SqliteRequestRecords implements RequestRecords {
   private readonly stmt: ReturnType<SqliteRequestRecords['prepare']>;
 
@@ -26,14 +30,14 @@ export class SqliteRequestRecords implements RequestRecords {
         { id: number; project_id: number; kind: KeyKind; key_hash: string }
       >('SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
       touchKey: db.prepare<[string, number]>('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
-      insertConversation: db.prepare<[number, string | null, KeyKind, string]>(
-        'INSERT INTO conversations (project_id, role_info, started_by, created_at) VALUES (?, ?, ?, ?)',
+      insertConversation: db.prepare<[number, number, string | null, KeyKind, string]>(
+        'INSERT INTO conversations (id, project_id, role_info, started_by, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
       insertMessage: db.prepare<
-        [number, number, Sender, string, number | null, string, number, string, string]
+        [number, number, number, Sender, string, number | null, string, number, string, string]
       >(
-        `INSERT INTO messages (project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
     };
   }
@@ -48,9 +52,8 @@ export class SqliteRequestRecords implements RequestRecords {
   }
 
   createConversation(projectId: number, roleInfo: string | null, startedBy: KeyKind = 'server'): number {
-    return Number(
-      this.stmt.insertConversation.run(projectId, roleInfo, startedBy, nowTimestamp()).lastInsertRowid,
-    );
+    const at = nowTimestamp();
+    return withRandomId((id) => this.stmt.insertConversation.run(id, projectId, roleInfo, startedBy, at));
   }
 
   startConversation(
@@ -66,8 +69,10 @@ export class SqliteRequestRecords implements RequestRecords {
   }
 
   addMessage(m: NewMessage): number {
-    return Number(
+    const at = nowTimestamp();
+    return withRandomId((id) =>
       this.stmt.insertMessage.run(
+        id,
         m.projectId,
         m.conversationId,
         m.sender,
@@ -76,8 +81,8 @@ export class SqliteRequestRecords implements RequestRecords {
         JSON.stringify(m.sources),
         m.complete ? 1 : 0,
         JSON.stringify(m.toolsUsed ?? []),
-        nowTimestamp(),
-      ).lastInsertRowid,
+        at,
+      ),
     );
   }
 
@@ -103,8 +108,22 @@ export class SqliteRequestRecords implements RequestRecords {
                 ai.text AS aiResponse, COALESCE(h.text, '') AS humanQuery, ai.tools_used AS toolsUsed
          FROM messages ai LEFT JOIN messages h ON h.id = ai.reply_to
          WHERE ${where.join(' AND ')}
-         ORDER BY ai.id`,
+         ORDER BY ai.created_at, ai.id`,
       )
       .all(...params);
+  }
+}
+
+/** Runs `insert` with a fresh random id, drawing again on a collision; returns the id stored. */
+function withRandomId(insert: (id: number) => unknown): number {
+  for (let attempt = 1; ; attempt++) {
+    const id = randomRecordId();
+    try {
+      insert(id);
+      return id;
+    } catch (e) {
+      const collided = (e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+      if (!collided || attempt >= RANDOM_ID_ATTEMPTS) throw e;
+    }
   }
 }

@@ -29,6 +29,33 @@ describe(cleanMarkup.name, () => {
     expect(cleanMarkup(md.join('\n'))).toBe(['# Title', 'Text  here.', 'End.'].join('\n'));
   });
 
+  it('drops script and style elements and lines that only place a component', () => {
+    const page = [
+      'Startup was instant.',
+      '',
+      '<script setup>',
+      "import chartSvg from './chart.svg?raw'",
+      '</script>',
+      '<svg-image :svg="chartSvg" />',
+      '<Badge type="tip" text="new" />',
+      '<style scoped>.box { color: red }</style>',
+      '',
+      'Edits reach the browser at once.',
+    ].join('\n');
+    expect(cleanMarkup(page)).toBe('Startup was instant.\n\n\nEdits reach the browser at once.');
+  });
+
+  it('keeps a script tag named in prose or shown in code', () => {
+    const page = [
+      'Add a `<script type="module">` tag to index.html:',
+      '',
+      '```html',
+      '<script type="module" src="/main.js"></script>',
+      '```',
+    ].join('\n');
+    expect(cleanMarkup(page)).toBe(page);
+  });
+
   it('drops build directives inside code blocks but nothing else there', () => {
     const md = [
       '```js',

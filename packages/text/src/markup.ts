@@ -21,6 +21,17 @@ const ADMONITION = new RegExp(
   `^(\\s*(?:>\\s*)*)(?:(?:\\p{Extended_Pictographic}|[\\u2139\\u26A0])\\uFE0F?\\s*(?:\\*\\*)?${ADMONITION_LABEL}(?:\\*\\*)?\\s*:?(?:\\*\\*)?|\\*\\*${ADMONITION_LABEL}:?\\*\\*:?)\\s*`,
   'iu',
 );
+/**
+ * A script or style element opening a line outside code (VitePress and MDX pages import their
+ * components so). Only at the start of a line: prose may name a `<script>` tag in backticks.
+ */
+const SCRIPT_OPEN = /^\s*<(script|style)\b[^>]*>/i;
+/**
+ * A line made only of a self-closing component (`<svg-image :svg="x" />`, `<YouTube id="x" />`): a
+ * custom element (a hyphen in its name) or a capitalized one, which a site renders and a reader
+ * never sees as text.
+ */
+const COMPONENT_LINE = /^\s*<(?:[a-z][\w]*-[\w-]*|[A-Z][\w.]*)(?:\s[^<>]*)?\/>\s*$/;
 /** Comments in code that steer a docs site's highlighter or a linter, not the reader. */
 const CODE_DIRECTIVE =
   /^\s*(?:\/\/|#|--|<!--|\{?\/\*)\s*(?:highlight-(?:next-line|start|end|line)|prettier-ignore|eslint-(?:disable|enable)[\w-]*|markdownlint-[\w-]+|#?(?:end)?region\b|\[!code\b|snippet-(?:start|end)|docs?-(?:start|end)|tabs?:|title[=:])/i;
@@ -28,7 +39,8 @@ const TRAILING_CODE_DIRECTIVE = /\s*(?:\/\/|#)\s*(?:highlight-line|\[!code [^\]]
 
 /**
  * Removes markup that is not prose from markdown, line by line in one pass: HTML comments (also
- * across lines), admonition markers (`> ℹ️ Note:`, `**Warning:**`, `> [!NOTE]`, `:::tip`, `!!! note`)
+ * across lines), `<script>` and `<style>` elements (also across lines), lines holding only a
+ * self-closing component, admonition markers (`> ℹ️ Note:`, `**Warning:**`, `> [!NOTE]`, `:::tip`, `!!! note`)
  * while keeping their text, anchor-only HTML lines, and build directives inside code blocks
  * (`// highlight-next-line`, `// prettier-ignore`, `<!-- markdownlint-disable -->`). Code is
  * otherwise untouched; blank lines are kept so paragraphs stay apart.
@@ -39,8 +51,17 @@ export function cleanMarkup(markdown: string): string {
   const out: string[] = [];
   let fence: string | undefined;
   let inComment = false;
+  /** The element (`script`, `style`) whose closing tag ends the lines being dropped. */
+  let inElement: string | undefined;
   for (const raw of lines) {
     let line = raw;
+    if (inElement !== undefined) {
+      const close = new RegExp(`</${inElement}\\s*>`, 'i').exec(line);
+      if (!close) continue;
+      inElement = undefined;
+      line = line.slice(close.index + close[0].length);
+      if (line.trim() === '') continue;
+    }
     if (inComment) {
       const end = line.indexOf('-->');
       if (end < 0) continue;
@@ -73,6 +94,19 @@ export function cleanMarkup(markdown: string): string {
       }
       if (line.trim() === '' && raw.trim() !== '') continue;
     }
+    const element = SCRIPT_OPEN.exec(line);
+    if (element) {
+      const tag = element[1]!.toLowerCase();
+      const rest = line.slice(element.index + element[0].length);
+      const close = new RegExp(`</${tag}\\s*>`, 'i').exec(rest);
+      if (close) line = line.slice(0, element.index) + rest.slice(close.index + close[0].length);
+      else {
+        inElement = tag;
+        line = line.slice(0, element.index);
+      }
+      if (line.trim() === '') continue;
+    }
+    if (COMPONENT_LINE.test(line)) continue;
     if (DIRECTIVE_LINE.test(line) || ALERT_LINE.test(line) || ANCHOR_LINE.test(line)) continue;
     const admonition = ADMONITION.exec(line);
     if (admonition) {

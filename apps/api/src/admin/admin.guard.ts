@@ -64,7 +64,9 @@ export class AdminGuard implements CanActivate {
     const wait = await this.limits.blocked('authFail', address);
     if (wait !== undefined) throw tooMany(reply, wait, 'too many failed token checks from this address');
     if (await this.authenticated(req)) return true;
-    await this.limits.consume('authFail', address);
+    // A burst passes the check above all at once; the count this failure returns is what caps it.
+    const spent = await this.limits.consume('authFail', address);
+    if (spent !== undefined) throw tooMany(reply, spent, 'too many failed token checks from this address');
     reply.header('WWW-Authenticate', 'Bearer realm="kbqa-admin"');
     throw new KbqaError(
       'UNAUTHORIZED',

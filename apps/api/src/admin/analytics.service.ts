@@ -80,7 +80,7 @@ export class AnalyticsService {
       `SELECT c.id, c.created_at, c.ended_at,
          (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS messages,
          (SELECT m.text FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'Human'
-          ORDER BY m.id LIMIT 1) AS first_question,
+          ORDER BY m.created_at, m.id LIMIT 1) AS first_question,
          (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI'
           AND m.rating_value = 1) AS good,
          (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI'
@@ -116,7 +116,7 @@ export class AnalyticsService {
       }>
     >(
       this.dataSource,
-      'SELECT id, sender, text, sources, rating_value, created_at FROM messages WHERE conversation_id = ? ORDER BY id',
+      'SELECT id, sender, text, sources, rating_value, created_at FROM messages WHERE conversation_id = ? ORDER BY created_at, id',
       [id],
     );
     return {

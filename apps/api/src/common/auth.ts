@@ -71,7 +71,9 @@ export class ApiKeyGuard implements CanActivate {
     }
     const auth = await this.projects.authenticate(presented);
     if (!auth) {
-      await this.limits.consume('authFail', address);
+      // A burst passes the check above all at once; the count this failure returns is what caps it.
+      const spent = await this.limits.consume('authFail', address);
+      if (spent !== undefined) throw tooMany(reply, spent, 'too many failed key checks from this address');
       throw new KbqaError('INVALID_API_KEY', 'Invalid API key or project not found');
     }
     if (auth.kind === 'anon' && access === 'server') {

@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { type ErrorCode, KbqaError } from '@kbqa/core';
+import { DiskSpace } from '../health/disk-space';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -60,11 +61,15 @@ export function toErrorBody(exception: unknown, logger?: Logger): { status: numb
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpError');
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly disk: DiskSpace,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply: unknown = host.switchToHttp().getResponse();
     const { status, body } = toErrorBody(exception, this.logger);
+    if (body.code === 'STORAGE_FULL') this.disk.noteFull();
     const raw = (reply as { raw?: { headersSent: boolean; end(): void } }).raw;
     if (raw?.headersSent) {
       raw.end();

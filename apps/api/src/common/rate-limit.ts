@@ -69,7 +69,12 @@ export class RateLimits implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Counts one request; returns the seconds to wait when the bucket is spent, else undefined. */
+  /**
+   * Counts one request; returns the seconds to wait when the bucket is spent, else undefined.
+   * The count is one atomic increment (in memory, or a Lua INCR in Redis) and the answer is read
+   * from the count it returns, so concurrent callers never all see the bucket unspent: a burst of
+   * N gets exactly `points` undefined answers, even spread over every process sharing Redis.
+   */
   async consume(bucket: Bucket, key: string): Promise<number | undefined> {
     const limiter = this.limiters.get(bucket);
     if (!limiter) return undefined;
@@ -82,7 +87,10 @@ export class RateLimits implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Seconds to wait when the bucket is spent (without counting this request). */
+  /**
+   * Seconds to wait when the bucket is spent (without counting this request). Only a shortcut:
+   * every request of a burst may read it unspent, so the limit is held by {@link consume}'s answer.
+   */
   async blocked(bucket: Bucket, key: string): Promise<number | undefined> {
     const limiter = this.limiters.get(bucket);
     if (!limiter) return undefined;

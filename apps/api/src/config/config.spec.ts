@@ -43,7 +43,7 @@ describe(loadConfig.name, () => {
       kind: 'local',
       model: 'qwen2.5-0.5b-instruct',
       modelFile: '/d/models/llm/qwen2.5-0.5b-instruct.gguf',
-      contextTokens: 1000,
+      contextTokens: 750,
       maxTokens: 512,
       sequences: 1,
       maxQueue: 8,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DEFAULT_MODEL_CONTEXT_TOKENS } from '@kbqa/answer';
 import { KbqaError } from '@kbqa/core';
 import { DEFAULT_EMBED_MODEL } from '@kbqa/embedder';
 import { DEFAULT_LOCAL_MODEL } from '@kbqa/llm-local';
@@ -66,6 +67,12 @@ export interface AppConfig {
    * this long, up to twice it).
    */
   queueStallMs: number;
+  /**
+   * Without Redis: how long a process's claim on a running task lasts without renewal
+   * (KBQA_TASK_LEASE_MS, renewed every third of it). Another process sharing the database takes
+   * over the task of a process killed on another machine, or hung, after about this long.
+   */
+  taskLeaseMs: number;
   /** How often an index with auto sync on is re-synced (KBQA_SYNC_INTERVAL, default 24 h). */
   syncIntervalMs: number;
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
@@ -99,7 +106,7 @@ export interface AppConfig {
         model: string;
         /** KBQA_LLM_MODEL_FILE, else `<models dir>/llm/<model>.gguf`. */
         modelFile: string;
-        /** KBQA_LLM_CONTEXT_TOKENS: tokens of source text given to the model. */
+        /** KBQA_LLM_CONTEXT_TOKENS: token budget of the sources' text given to the model. */
         contextTokens: number;
         /** KBQA_LLM_MAX_TOKENS: longest answer in tokens. */
         maxTokens: number;
@@ -220,7 +227,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       kind: 'local',
       model,
       modelFile,
-      contextTokens: int(env, 'KBQA_LLM_CONTEXT_TOKENS', 1000, 50, 100_000),
+      contextTokens: int(env, 'KBQA_LLM_CONTEXT_TOKENS', DEFAULT_MODEL_CONTEXT_TOKENS, 50, 100_000),
       maxTokens: int(env, 'KBQA_LLM_MAX_TOKENS', 512, 1, 8192),
       sequences: int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
       maxQueue: int(env, 'KBQA_LLM_QUEUE', 8, 0, 10_000),
@@ -257,6 +264,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
     queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
     queueStallMs: int(env, 'KBQA_QUEUE_STALL_MS', 30_000, 1_000, 3_600_000),
+    taskLeaseMs: int(env, 'KBQA_TASK_LEASE_MS', 30_000, 300, 3_600_000),
     rateLimits: {
       chatServerPerMin: int(env, 'KBQA_RATE_CHAT_PER_MIN', 600, 0, 1_000_000),
       chatAnonPerMin: int(env, 'KBQA_RATE_ANON_CHAT_PER_MIN', 60, 0, 1_000_000),

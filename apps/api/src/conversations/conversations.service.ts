@@ -14,9 +14,9 @@ export interface StoredSource {
 
 /**
  * Conversations, their messages, ratings and the export; every call scoped to a project. Ids are
- * sequential, so an anon key (shipped in every reader's browser) acts only on conversations an anon
- * key started; a server key on all of its project's. Any other conversation answers as one that
- * does not exist.
+ * random, so they order nothing: messages go by the time they were stored, then id. An anon key
+ * (shipped in every reader's browser) acts only on conversations an anon key started; a server key
+ * on all of its project's. Any other conversation answers as one that does not exist.
  */
 @Injectable()
 export class ConversationsService {
@@ -66,7 +66,10 @@ export class ConversationsService {
   /** Server keys only (byConversationId). */
   async messagesOf(projectId: number, conversationId: number): Promise<MessageEntity[]> {
     await this.get(projectId, conversationId, 'server');
-    return this.messages.find({ where: { projectId, conversationId }, order: { id: 'ASC' } });
+    return this.messages.find({
+      where: { projectId, conversationId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   }
 
   /**
@@ -77,7 +80,7 @@ export class ConversationsService {
   async recentTurns(projectId: number, conversationId: number, turns: number): Promise<HistoryTurn[]> {
     const recent = await this.messages.find({
       where: { projectId, conversationId },
-      order: { id: 'DESC' },
+      order: { createdAt: 'DESC', id: 'DESC' },
       take: turns * 2,
     });
     const answers = new Map<number, string>();

@@ -49,7 +49,9 @@ export class DashboardController {
     if (wait !== undefined) throw tooMany(reply, wait, 'too many failed logins from this address');
     const session = await this.sessions.open(dto.token.trim());
     if (!session) {
-      await this.limits.consume('authFail', address);
+      // A burst passes the check above all at once; the count this failure returns is what caps it.
+      const spent = await this.limits.consume('authFail', address);
+      if (spent !== undefined) throw tooMany(reply, spent, 'too many failed logins from this address');
       throw new KbqaError('UNAUTHORIZED', 'that is not the operator token');
     }
     const maxAge = Math.floor(this.sessions.lifetimeMs / 1000);

@@ -177,5 +177,10 @@ export type IngestionStatusResponse =
         unchanged?: number;
         removed?: number;
         failed?: number;
+        /**
+         * Only when some were: sources the task wrote (counted in `indexed`, `added`, `updated`)
+         * that were deleted while it ran, so the project holds that many fewer.
+         */
+        deleted_during_run?: number;
       };
     };

@@ -21,6 +21,9 @@ import { CHUNKER, SUMMARIZER } from './ingestion.tokens';
 import { LlmSummarizer } from './llm-summarizer';
 import { LoaderRegistry } from './loader-registry';
 import { createLoaderRegistry } from './loaders';
+import { TASK_LEASES, TaskLeases } from './task-leases';
+import { DATA_SOURCE } from '../database/database.module';
+import type { DataSource } from 'typeorm';
 
 /**
  * Queues again what a previous process left unfinished, puts back pending tasks that the queue
@@ -37,11 +40,13 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly loaders: LoaderRegistry,
+    @Inject(TASK_LEASES) private readonly leases: TaskLeases | null,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.runWorkers) return;
-    const tasks = await this.ingestion.unfinishedTasks();
+    // With leases, a task another live process runs is not this start's to run again.
+    const tasks = this.leases ? await this.leases.claimable() : await this.ingestion.unfinishedTasks();
     if (tasks.length > 0) {
       const ids = tasks.map((t) => t.id).join(', ');
       this.logger.log(`re-queuing ${tasks.length} unfinished task(s): ${ids}`);
@@ -54,7 +59,9 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
    * The database is the truth and a queue only carries task ids, so every process with workers
    * periodically queues again the tasks still pending (a no-op for a task already queued): a
    * BullMQ job lost with a Redis restart, or a task another process created without a queue
-   * (`kbqa indexes resync`, an API process with KBQA_WORKER=0 and no Redis).
+   * (`kbqa indexes resync`, an API process with KBQA_WORKER=0 and no Redis). Without Redis it
+   * also queues the running tasks whose lease ran out, so a survivor takes over the task of a
+   * process that was killed, and pending tasks that waited for another process's project turn.
    */
   private startReconciling(): void {
     this.reconcileTimer = setInterval(() => {
@@ -71,7 +78,9 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
 
   private async reconcile(): Promise<void> {
     if ((await this.queue.health()).state !== 'ok') return;
-    const pending = await this.ingestion.pendingTasks(this.config.queueReconcileMs);
+    const pending = this.leases
+      ? await this.leases.claimable(this.config.queueReconcileMs)
+      : await this.ingestion.pendingTasks(this.config.queueReconcileMs);
     for (const task of pending) await this.ingestion.requeue(task);
   }
 
@@ -104,6 +113,12 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
       provide: LoaderRegistry,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => createLoaderRegistry(config),
+    },
+    {
+      provide: TASK_LEASES,
+      inject: [APP_CONFIG, DATA_SOURCE],
+      useFactory: (config: AppConfig, dataSource: DataSource): TaskLeases | null =>
+        config.redisUrl ? null : new TaskLeases(dataSource, config.taskLeaseMs),
     },
     {
       provide: INGESTION_QUEUE,

@@ -14,6 +14,7 @@ import {
   rawDatabase,
   SqliteChunkIndex,
   type TaskKind,
+  timestampAt,
 } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../config/config';
@@ -21,6 +22,7 @@ import type { EmbeddingService } from '../retrieval/embedding.service';
 import { LoaderRegistry } from './loader-registry';
 import { ForegroundGate } from '../common/foreground';
 import { IngestionRunner, type TaskStats } from './ingestion.runner';
+import { TaskLeases } from './task-leases';
 
 /** A url-type loader whose documents, skips and failure the test picks. */
 function fakeLoader(behaviour: (context: LoadContext) => AsyncIterable<LoadedDocument>): SourceLoader {
@@ -48,7 +50,12 @@ describe(IngestionRunner.name, () => {
   });
   afterEach(() => ds.destroy());
 
-  function runner(loader: SourceLoader, env: Record<string, string> = {}, foreground?: ForegroundGate) {
+  function runner(
+    loader: SourceLoader,
+    env: Record<string, string> = {},
+    foreground?: ForegroundGate,
+    leases?: TaskLeases,
+  ) {
     const embedding = {
       embedChunks: (ids: number[]) => {
         embedded.push(ids);
@@ -64,6 +71,7 @@ describe(IngestionRunner.name, () => {
       embedding,
       loadConfig(env, '/tmp'),
       foreground,
+      leases,
     );
   }
 
@@ -200,5 +208,45 @@ describe(IngestionRunner.name, () => {
     await r.run(id, new AbortController().signal);
     expect(await row(id)).toEqual(first);
     await expect(r.run(123456789012, new AbortController().signal)).resolves.toBeUndefined();
+  });
+
+  it('stops a run whose task another process took over, recording nothing', async () => {
+    const loader = fakeLoader(async function* (context) {
+      await new Promise((_resolve, reject) =>
+        context.signal.addEventListener('abort', () => reject(new KbqaError('ABORTED', 'cancelled'))),
+      );
+      yield page(1);
+    });
+    const id = await task('url', { url: 'https://docs.example.com/' });
+    const leases = new TaskLeases(ds, 300);
+    const running = runner(loader, {}, undefined, leases).run(id, new AbortController().signal);
+    const db = rawDatabase(ds);
+    while (db.prepare('SELECT 1 FROM task_leases WHERE task_id = ?').get(id) === undefined) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Another process claimed it after this one's lease lapsed: the next renewal finds out.
+    db.prepare("UPDATE task_leases SET owner = 'other-host:1:ab' WHERE task_id = ?").run(id);
+    await running;
+    expect(await row(id)).toMatchObject({ status: 'running', attempts: 1, success: null, finishedAt: null });
+    expect(db.prepare('SELECT owner FROM task_leases WHERE task_id = ?').get(id)).toEqual({
+      owner: 'other-host:1:ab',
+    });
+  });
+
+  it('runs only a task it could claim, and gives up its lease when the task completes', async () => {
+    const id = await task('documents', { documents: [{ source: 'a', content: 'alpha' }] });
+    const db = rawDatabase(ds);
+    db.prepare('INSERT INTO task_leases (task_id, project_id, owner, until) VALUES (?, 1, ?, ?)').run(
+      id,
+      'other-host:1:ab',
+      timestampAt(Date.now() + 60_000),
+    );
+    const leases = new TaskLeases(ds, 30_000);
+    await runner(never, {}, undefined, leases).run(id, new AbortController().signal);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempts: 0 });
+    db.prepare('DELETE FROM task_leases').run();
+    await runner(never, {}, undefined, leases).run(id, new AbortController().signal);
+    expect(await row(id)).toMatchObject({ status: 'completed', success: true, attempts: 1 });
+    expect(db.prepare('SELECT count(*) AS n FROM task_leases').get()).toEqual({ n: 0 });
   });
 });

@@ -19,12 +19,15 @@ import {
 } from '@kbqa/core';
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ForegroundGate } from '../common/foreground';
+import { DiskSpace } from '../health/disk-space';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import type { TaskRunner } from './ingestion-queue';
 import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
 import { LoaderRegistry } from './loader-registry';
+import { TASK_LEASES, type TaskLeases } from './task-leases';
 import { EmbeddingService } from '../retrieval/embedding.service';
 
 /** Payload of a raw-documents task, as stored in the task row. */
@@ -70,7 +73,15 @@ export interface TaskStats {
   skippedCount: number;
   /** `ingestData` tasks: what the load or sync did to the index's pages. */
   counts?: SyncCounts;
-  /** Why pages the sync did not see were kept (it stopped at a limit or met failures). */
+  /**
+   * Sources this task wrote (of `indexed`) that were gone when it ended: deleted (deleteSource)
+   * while it ran, so the index holds that many fewer than `sources` and the counts say.
+   */
+  deletedDuringRun?: number;
+  /**
+   * Why pages the sync did not see were kept (it stopped at a limit or met failures), and that
+   * sources it wrote were deleted while it ran.
+   */
   note?: string;
 }
 
@@ -86,6 +97,15 @@ export interface SyncCounts {
   removed: number;
   /** Pages that could not be fetched or read this time (kept if the index had them). */
   failed: number;
+}
+
+/**
+ * The counts a completed task reports beside `indexed` and `skipped` (the task row's `counts`,
+ * spread into ingestionStatus's `result`): an ingestData task's {@link SyncCounts}, and for any
+ * task the sources it wrote that were deleted while it ran, when there were any.
+ */
+export interface ReportedCounts extends Partial<SyncCounts> {
+  deleted_during_run?: number;
 }
 
 /**
@@ -117,6 +137,10 @@ export class IngestionRunner implements TaskRunner {
     private readonly embedding: EmbeddingService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly foreground?: ForegroundGate,
+    /** Without Redis: runs only tasks it claimed, and writes them only while it holds them. */
+    @Optional() @Inject(TASK_LEASES) private readonly leases: TaskLeases | null = null,
+    /** Told of writes that failed for lack of space, for /health (the API process only). */
+    @Optional() private readonly disk?: DiskSpace,
   ) {
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
     this.indexes = dataSource.getRepository(IndexEntity);
@@ -127,12 +151,35 @@ export class IngestionRunner implements TaskRunner {
     if (!task || task.status === 'completed') return;
     // A task ends by itself after taskTimeoutMs; shutdown instead leaves it for the next start.
     const deadline = AbortSignal.timeout(this.config.taskTimeoutMs);
-    const signal = AbortSignal.any([shutdown, deadline]);
-    await this.tasks.update(taskId, {
-      status: 'running',
-      attempts: task.attempts + 1,
-      updatedAt: nowTimestamp(),
-    });
+    // Another process took the task over (this one did not renew its lease in time).
+    const lost = new AbortController();
+    const signal = AbortSignal.any([shutdown, deadline, lost.signal]);
+    if (this.leases) {
+      // Another process runs it, or another task of its project; it stays for whoever is free.
+      if (!(await this.leases.claim(task))) return;
+    } else {
+      await this.tasks.update(taskId, {
+        status: 'running',
+        attempts: task.attempts + 1,
+        updatedAt: nowTimestamp(),
+      });
+    }
+    const release = this.leases?.hold(taskId, () => lost.abort());
+    try {
+      await this.runClaimed(task, shutdown, deadline, lost.signal, signal);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async runClaimed(
+    task: IngestionTaskEntity,
+    shutdown: AbortSignal,
+    deadline: AbortSignal,
+    lost: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const taskId = task.id;
     const started = Date.now();
     this.logger.log(
       `task ${taskId} started: project ${task.projectId}, ${task.kind}` +
@@ -154,7 +201,9 @@ export class IngestionRunner implements TaskRunner {
       await this.embedding.embedChunks(chunkIds, signal, (current, total) =>
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
-      await this.finish(task, { success: true, stats });
+      await this.noteDeletedDuringRun(task, stats);
+      if (!(await this.finish(task, { success: true, stats }))) return;
+      this.disk?.noteWritten();
       const c = stats.counts;
       this.logger.log(
         `task ${taskId} completed in ${seconds(started)}: ${stats.sources} source(s), ` +
@@ -165,13 +214,18 @@ export class IngestionRunner implements TaskRunner {
             : ''),
       );
     } catch (e) {
+      if (lost.aborted) {
+        this.logger.warn(`task ${taskId}: another process took it over; this run stops without an outcome`);
+        return;
+      }
       if (shutdown.aborted) {
-        // Shutting down: leave the task for the next start, which queues it again.
-        await this.tasks.update(taskId, {
+        // Shutting down: leave the task for the next start (or another process), which runs it again.
+        await this.writeTask(taskId, {
           status: 'pending',
           currentStep: 'PENDING',
           updatedAt: nowTimestamp(),
         });
+        await this.leases?.release(taskId);
         return;
       }
       const error = deadline.aborted
@@ -181,7 +235,10 @@ export class IngestionRunner implements TaskRunner {
           )
         : KbqaError.from(e);
       if (error.code === 'INTERNAL') this.logger.error(`task ${taskId}: ${error.stack ?? error.message}`);
-      await this.finish(task, { success: false, stats, error });
+      if (error.code === 'STORAGE_FULL') this.disk?.noteFull();
+      // Best effort: the store may be what failed; the failure is the report's first news.
+      await this.noteDeletedDuringRun(task, stats).catch(() => undefined);
+      if (!(await this.finish(task, { success: false, stats, error }))) return;
       this.logger.warn(`task ${taskId} failed after ${seconds(started)} (${error.code}): ${error.message}`);
     }
   }
@@ -354,6 +411,25 @@ export class IngestionRunner implements TaskRunner {
     );
   }
 
+  /**
+   * Counts the sources this task wrote that are gone now: a deleteSource (or delete_all) that ran
+   * meanwhile, in this process or another, removed them after they were written. The task's
+   * counts (`indexed`, `added`, `updated`) still say what it wrote; this says how much of it is
+   * no longer there. Read from the project's sources by name, so a source another task wrote
+   * again meanwhile counts as there.
+   */
+  private async noteDeletedDuringRun(task: IngestionTaskEntity, stats: TaskStats): Promise<void> {
+    if (stats.indexed.length === 0) return;
+    const present = new Set((await this.store.listSources(task.projectId)).map((s) => s.source));
+    const deleted = new Set(stats.indexed.filter((source) => !present.has(source))).size;
+    if (deleted === 0) return;
+    stats.deletedDuringRun = deleted;
+    const said =
+      `${deleted} source(s) this task wrote were deleted (deleteSource) while it ran, ` +
+      `so the project holds ${deleted} fewer than it indexed`;
+    stats.note = stats.note ? `${stats.note}; ${said}` : said;
+  }
+
   private async prepareSource(
     projectId: number,
     source: string,
@@ -443,7 +519,7 @@ export class IngestionRunner implements TaskRunner {
     const last = this.lastProgress.get(taskId) ?? 0;
     if (!force && now - last < PROGRESS_INTERVAL_MS && p.current < p.total) return;
     this.lastProgress.set(taskId, now);
-    await this.tasks.update(taskId, {
+    await this.writeTask(taskId, {
       currentStep: p.step,
       current: p.current,
       total: p.total,
@@ -451,15 +527,29 @@ export class IngestionRunner implements TaskRunner {
     });
   }
 
+  /**
+   * Writes to the run's task row; with leases only while this process holds the task, so a run
+   * that was taken over cannot overwrite the new run's progress or outcome. False if it did not.
+   */
+  private async writeTask(
+    taskId: number,
+    values: QueryDeepPartialEntity<IngestionTaskEntity>,
+  ): Promise<boolean> {
+    if (this.leases) return this.leases.update(taskId, values);
+    await this.tasks.update(taskId, values);
+    return true;
+  }
+
+  /** Records the task's outcome; false when another process has taken the task over. */
   private async finish(
     task: IngestionTaskEntity,
     outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const taskId = task.id;
     this.lastProgress.delete(taskId);
     this.progressFailures.delete(taskId);
     const now = nowTimestamp();
-    await this.tasks.update(taskId, {
+    const written = await this.writeTask(taskId, {
       status: 'completed',
       success: outcome.success,
       error: outcome.error?.message ?? null,
@@ -467,17 +557,31 @@ export class IngestionRunner implements TaskRunner {
       stats: JSON.stringify(outcome.stats),
       indexedCount: outcome.stats.sources,
       skippedCount: outcome.stats.skippedCount,
-      counts: outcome.stats.counts ? JSON.stringify(outcome.stats.counts) : null,
+      counts: reportedCounts(outcome.stats),
       // Raw documents can be megabytes and are not needed again; an ingestData request is small
       // and says what the task loaded.
       ...(task.kind === 'documents' ? { payload: '{}' } : {}),
       updatedAt: now,
       finishedAt: now,
     });
+    if (!written) {
+      this.logger.warn(`task ${taskId}: another process took it over; this run's outcome is not recorded`);
+      return false;
+    }
     if (task.indexId !== null) {
       await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
     }
+    await this.leases?.release(taskId);
+    return true;
   }
+}
+
+/** The task row's `counts` column: JSON of {@link ReportedCounts}, or null when it has none. */
+function reportedCounts(stats: TaskStats): string | null {
+  const deleted = stats.deletedDuringRun ?? 0;
+  if (!stats.counts && deleted === 0) return null;
+  const counts: ReportedCounts = { ...stats.counts, ...(deleted > 0 ? { deleted_during_run: deleted } : {}) };
+  return JSON.stringify(counts);
 }
 
 function seconds(since: number): string {

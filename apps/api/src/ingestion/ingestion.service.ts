@@ -4,7 +4,7 @@ import { formatMicros, IndexEntity, IngestionTaskEntity, type TaskKind } from '@
 import { type DataSource, type FindOptionsWhere, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
-import type { DocumentsPayload, SyncCounts } from './ingestion.runner';
+import type { DocumentsPayload, ReportedCounts } from './ingestion.runner';
 import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
 import { LoaderRegistry } from './loader-registry';
 import { insertTask } from './task-rows';
@@ -105,7 +105,7 @@ export class IngestionService {
           success: task.success === true,
           indexed: task.indexedCount,
           skipped: task.skippedCount,
-          ...(task.counts ? (JSON.parse(task.counts) as SyncCounts) : {}),
+          ...(task.counts ? (JSON.parse(task.counts) as ReportedCounts) : {}),
         },
       };
     }

@@ -1,5 +1,10 @@
-import { randomInt } from 'node:crypto';
-import { IngestionTaskEntity, nowTimestamp, type TaskKind } from '@kbqa/store-sqlite';
+import {
+  IngestionTaskEntity,
+  nowTimestamp,
+  RANDOM_ID_ATTEMPTS,
+  randomRecordId,
+  type TaskKind,
+} from '@kbqa/store-sqlite';
 import type { Repository } from 'typeorm';
 
 /** What a new task is: its project, kind, request and (for ingestData) its index. */
@@ -38,21 +43,20 @@ export async function insertTask(
     updatedAt: now,
     finishedAt: null,
   });
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     row.id = newTaskId();
     try {
       await tasks.insert(row);
       return row;
     } catch (e) {
-      if (attempt >= 2 || !/UNIQUE constraint failed/.test(String(e))) throw e;
+      // SQLite's and PostgreSQL's words for a taken key.
+      const collided = /UNIQUE constraint failed|duplicate key value/.test(String(e));
+      if (!collided || attempt >= RANDOM_ID_ATTEMPTS) throw e;
     }
   }
 }
 
-/**
- * A task id: a random integer from 2^32 up to 2^48, so it is unguessable, fits a JSON number
- * exactly, and never equals the small sequential ids of tasks stored before ids were random.
- */
+/** A task id: unguessable, as ingestionStatus answers without a key (randomRecordId). */
 export function newTaskId(): number {
-  return randomInt(2 ** 32, 2 ** 48);
+  return randomRecordId();
 }

@@ -88,16 +88,7 @@ export class McpEndpoint {
   ): Promise<AuthenticatedKey | undefined> {
     const address = req.ip;
     const wait = await this.limits.blocked('authFail', address);
-    if (wait !== undefined) {
-      void reply.header('Retry-After', String(wait));
-      sendError(
-        reply,
-        429,
-        'RATE_LIMITED',
-        `too many failed key checks from this address; retry after ${wait} s`,
-      );
-      return undefined;
-    }
+    if (wait !== undefined) return tooManyFailures(reply, wait);
     const presented = bearerToken(req.headers.authorization);
     if (presented === undefined) {
       void reply.header('WWW-Authenticate', 'Bearer realm="kbqa"');
@@ -106,13 +97,26 @@ export class McpEndpoint {
     }
     const auth = await this.projects.authenticate(presented);
     if (!auth) {
-      await this.limits.consume('authFail', address);
+      // A burst passes the check above all at once; the count this failure returns is what caps it.
+      const spent = await this.limits.consume('authFail', address);
+      if (spent !== undefined) return tooManyFailures(reply, spent);
       void reply.header('WWW-Authenticate', 'Bearer realm="kbqa", error="invalid_token"');
       sendError(reply, 401, 'UNAUTHORIZED', 'Invalid API key or project not found');
       return undefined;
     }
     return auth;
   }
+}
+
+function tooManyFailures(reply: FastifyReply, wait: number): undefined {
+  void reply.header('Retry-After', String(wait));
+  sendError(
+    reply,
+    429,
+    'RATE_LIMITED',
+    `too many failed key checks from this address; retry after ${wait} s`,
+  );
+  return undefined;
 }
 
 function sendError(reply: FastifyReply, status: number, code: ErrorCode, error: string): void {

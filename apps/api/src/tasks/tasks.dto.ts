@@ -129,7 +129,17 @@ export class TaskReportResponse {
   })
   counts?: { added: number; updated: number; unchanged: number; removed: number; failed: number };
 
-  @ApiProperty({ type: String, nullable: true, description: 'why pages a sync did not see were kept' })
+  @ApiPropertyOptional({
+    description: 'only when some were: sources the task wrote that were deleted (deleteSource) while it ran',
+    example: 1,
+  })
+  deleted_during_run?: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'why pages a sync did not see were kept; that sources it wrote were deleted while it ran',
+  })
   note!: string | null;
 
   @ApiProperty({ type: [String], description: 'sources indexed, in order (at most 20,000)' })

@@ -61,6 +61,7 @@ export class TasksService {
       indexed_count: stats.sources ?? 0,
       skipped_count: stats.skippedCount ?? skipped.length,
       ...(stats.counts ? { counts: stats.counts } : {}),
+      ...(stats.deletedDuringRun ? { deleted_during_run: stats.deletedDuringRun } : {}),
       note: stats.note ?? null,
       indexed: stats.indexed ?? [],
       skipped,

@@ -68,6 +68,23 @@ describe(ExtractiveAnswerGenerator.name, () => {
 });
 
 describe(cite.name, () => {
+  it('starts a new paragraph after a list, so the next sentence never reads as the last item', async () => {
+    const content = [
+      '## The `static` folder',
+      '',
+      'Put a file in the static folder when it is:',
+      '',
+      '- Never imported by your scripts',
+      '- Served under its own unchanged name',
+      '',
+      'Files in the static folder are copied to the output folder unchanged.',
+    ].join('\n');
+    const text = await answer('When should a file go in the static folder?', [
+      page(1, 'Static files', 'static', content),
+    ]);
+    expect(text).toContain('- Served under its own unchanged name\n\nFiles in the static folder are copied');
+  });
+
   it('puts the marker before the final punctuation, ends a bare sentence and turns a dangling colon into a full stop', () => {
     expect(cite('Sets the status code.', 1)).toBe('Sets the status code [1].');
     expect(cite('Call `reply.send()`', 2)).toBe('Call `reply.send()` [2].');

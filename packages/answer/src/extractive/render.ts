@@ -73,8 +73,12 @@ export function render(chosen: Candidate[]): string[] {
       listLines.add(c);
       return;
     }
+    // A sentence after a list line starts a paragraph: run on, it would read as part of the item.
     const sameParagraph =
-      previous !== undefined && previous.unit.kind === 'sentence' && previous.sourceIndex === c.sourceIndex;
+      previous !== undefined &&
+      previous.unit.kind === 'sentence' &&
+      previous.sourceIndex === c.sourceIndex &&
+      !listLines.has(previous);
     const separator = pieces.length === 0 ? '' : sameParagraph ? ' ' : '\n\n';
     const introducesNext =
       next !== undefined && (next.unit.kind === 'code' || next.unit.listItem === true) && follows(c, next);

@@ -129,6 +129,33 @@ export function describeRequestRecordsContract(
       expect(answer).not.toBe(started.messageId);
     });
 
+    test('names new conversations and messages with random ids from 2^32, not sequential ones', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const started = await records.startConversation(1, null, {
+          sender: 'Human',
+          text: `q${i}`,
+          replyTo: null,
+          sources: [],
+          complete: true,
+        });
+        const c = await records.createConversation(1, null);
+        const m = await message({ conversationId: c, sender: 'Human', text: `again ${i}` });
+        ids.push(started.conversationId, started.messageId, c, m);
+      }
+      for (const id of ids) {
+        expect(Number.isSafeInteger(id)).toBe(true);
+        expect(id).toBeGreaterThanOrEqual(2 ** 32);
+        expect(id).toBeLessThan(2 ** 48);
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+      // Sequential conversation ids would increase; 20 random ones do so 1 time in 20!.
+      const conversations = ids.filter((_, i) => i % 2 === 0);
+      expect([...conversations].sort((a, b) => a - b)).not.toEqual(conversations);
+      const [row] = await f.sql('SELECT id, conversation_id FROM messages WHERE id = ?', [ids[1]]);
+      expect(row).toEqual({ id: ids[1], conversation_id: ids[0] });
+    });
+
     test('gives concurrent calls each their own rows and ids (as concurrent chats make them)', async () => {
       await addKey(1, 'k1');
       await addKey(2, 'k2');

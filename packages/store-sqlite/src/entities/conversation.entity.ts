@@ -1,9 +1,10 @@
 import type { KeyKind } from '@kbqa/core';
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity('conversations')
 export class ConversationEntity {
-  @PrimaryGeneratedColumn()
+  /** Random (randomRecordId) for new conversations: an id tells nothing of its neighbours. */
+  @PrimaryColumn('integer')
   id!: number;
 
   @Column('integer', { name: 'project_id' })

@@ -5,6 +5,7 @@ import { IngestionTaskEntity } from './ingestion-task.entity';
 import { MessageEntity } from './message.entity';
 import { ProjectEntity } from './project.entity';
 import { SourceEntity } from './source.entity';
+import { TaskLeaseEntity } from './task-lease.entity';
 import { TaughtAnswerEntity } from './taught-answer.entity';
 import { ToolEntity } from './tool.entity';
 import { ToolSourceEntity } from './tool-source.entity';
@@ -16,6 +17,7 @@ export * from './ingestion-task.entity';
 export * from './message.entity';
 export * from './project.entity';
 export * from './source.entity';
+export * from './task-lease.entity';
 export * from './taught-answer.entity';
 export * from './tool.entity';
 export * from './tool-source.entity';
@@ -25,6 +27,7 @@ export const ENTITIES = [
   ApiKeyEntity,
   SourceEntity,
   IngestionTaskEntity,
+  TaskLeaseEntity,
   IndexEntity,
   ConversationEntity,
   MessageEntity,

@@ -1,11 +1,12 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { Sender } from '@kbqa/core';
 
 export type { Sender };
 
 @Entity('messages')
 export class MessageEntity {
-  @PrimaryGeneratedColumn()
+  /** Random (randomRecordId) for new messages; order them by `createdAt`, then id. */
+  @PrimaryColumn('integer')
   id!: number;
 
   @Column('integer', { name: 'project_id' })

@@ -17,6 +17,7 @@ import { ChunkGeneration1734400000000 } from './1734400000000-chunk-generation';
 import { FtsTotals1734500000000 } from './1734500000000-fts-totals';
 import { ConversationStarter1734600000000 } from './1734600000000-conversation-starter';
 import { ScheduledTasks1734700000000 } from './1734700000000-scheduled-tasks';
+import { TaskLeases1734800000000 } from './1734800000000-task-leases';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   FtsTotals1734500000000,
   ConversationStarter1734600000000,
   ScheduledTasks1734700000000,
+  TaskLeases1734800000000,
 ];

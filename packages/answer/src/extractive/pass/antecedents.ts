@@ -28,7 +28,7 @@ const LITERAL = /^(?:true|false|null|undefined)$/;
  * emits only these four properties …"), the opening of its section, which names them. The name
  * the reader needs is often in that sentence.
  */
-function antecedentOf(
+export function antecedentOf(
   c: Candidate,
   candidates: Candidate[],
   profile: ExtractiveProfile,

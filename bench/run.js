@@ -21,6 +21,7 @@ const BENCHMARKS = [
   { name: 'sentence-choice', script: 'bench/answers/sentence-choice.js' },
   { name: 'context-recall', script: 'bench/answers/context-recall.js', args: ['--steps'] },
   { name: 'embedding', script: 'packages/embedder/bench/throughput.js' },
+  { name: 'local-llm', script: 'packages/llm-local/bench/mechanics.js', args: ['--threads', '1'] },
   { name: 'crawl', script: 'packages/loader-website-crawler/bench/crawl.js' },
   { name: 'crawl-service', script: 'bench/crawl-service.js' },
   { name: 'github', script: 'bench/github.js' },

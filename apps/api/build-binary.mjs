@@ -63,6 +63,8 @@ const unused = [
   'redis',
   '@huggingface/transformers',
   'onnxruntime-node',
+  // KBQA_LLM=local: its native runtime is not in the binary; chat then answers extractively.
+  'node-llama-cpp',
 ];
 
 /** Rewrites what only works inside node_modules: package.json reads and require.resolve of assets. */

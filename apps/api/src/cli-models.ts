@@ -11,6 +11,7 @@ import {
   resolveEmbedding,
   TransformersEmbedder,
 } from '@kbqa/embedder';
+import { listLlmModels } from './cli-llm-models';
 import type { AppConfig } from './config/config';
 import { embedPending } from './retrieval/embed-pending';
 
@@ -127,10 +128,11 @@ export async function pullCommand(
 /**
  * `kbqa models list`: the configured embedder and reranker with what the service will do with
  * them (dimensions, prefixes, pooling) and whether they are cached, then every model of the
- * table. Reads no database and downloads nothing.
+ * table, then the local chat models (KBQA_LLM=local). Reads no database and downloads nothing.
  */
 export function listModelsCommand(config: AppConfig): CommandOutput {
   const dir = config.embedding.modelsDir;
+  const llm = listLlmModels(config);
   const embedding = (model: string, configured: boolean) => {
     const profile = embeddingProfile(model);
     const resolved = resolveEmbedding(model);
@@ -190,8 +192,9 @@ export function listModelsCommand(config: AppConfig): CommandOutput {
     ...(configured.length ? configured.map(line) : ['  none (KBQA_EMBED_MODEL=none, no KBQA_RERANK_MODEL)']),
     'Also known (set KBQA_EMBED_MODEL or KBQA_RERANK_MODEL to use one):',
     ...known.map(line),
+    ...llm.text,
   ].join('\n');
-  return { text, json: { models_dir: dir, configured, known } };
+  return { text, json: { models_dir: dir, configured, known, llm: llm.json } };
 }
 
 /**

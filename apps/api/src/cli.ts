@@ -9,6 +9,7 @@ import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
 import { adminTokenCommand } from './cli-admin';
+import { importLlmModelCommand, isLlmModelName, pullLlmModelCommand } from './cli-llm-models';
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
@@ -226,19 +227,47 @@ const COMMANDS: readonly Command[] = [
   ...toolCommand(['sources', 'remove'], '<source-id>', ['remove a tool source']),
   {
     path: ['models', 'list'],
-    summary: ['configured and known models: dimensions, prefixes, cached or not'],
+    summary: [
+      'configured and known models: dimensions, prefixes, cached or not;',
+      'local chat models (KBQA_LLM=local): size, context, licence, RAM',
+    ],
     database: 'own',
     run: ({ config }) => listModelsCommand(config),
   },
   {
+    path: ['models', 'import'],
+    args: '<file.gguf> [--name <name>] [--sha256 <hex>]',
+    summary: [
+      'install a GGUF chat model copied here by hand (checked: GGUF, complete,',
+      'a chat architecture, the sha256 when known)',
+    ],
+    options: { name: { type: 'string' }, sha256: { type: 'string' } },
+    positionals: { min: 1, max: 1 },
+    database: 'own',
+    run: ({ config, positionals, flags }) =>
+      importLlmModelCommand(config, positionals[0], {
+        name: stringFlag(flags, 'name'),
+        sha256: stringFlag(flags, 'sha256'),
+      }),
+  },
+  {
     path: ['models', 'pull'],
-    args: '[id] [--rerank]',
-    summary: ['download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL)'],
-    options: { rerank: { type: 'boolean' } },
+    args: '[id] [--rerank] | <chat-model> | --llm [--sha256 <hex>]',
+    summary: [
+      'download a model (default KBQA_EMBED_MODEL and KBQA_RERANK_MODEL); a chat model of the',
+      'list, or KBQA_LLM_MODEL with --llm, for KBQA_LLM=local: with progress, resumed, sha256 and',
+      'GGUF checked',
+    ],
+    options: { rerank: { type: 'boolean' }, llm: { type: 'boolean' }, sha256: { type: 'string' } },
     positionals: { min: 0, max: 1 },
     database: 'own',
-    run: ({ config, positionals, flags, json }) =>
-      pullCommand(config, positionals[0], json, flags.has('rerank')),
+    run: ({ config, positionals, flags, json }) => {
+      const [id] = positionals;
+      if (flags.has('llm') || (id !== undefined && isLlmModelName(id))) {
+        return pullLlmModelCommand(config, id, { quiet: json, sha256: stringFlag(flags, 'sha256') });
+      }
+      return pullCommand(config, id, json, flags.has('rerank'));
+    },
   },
   {
     path: ['reindex'],
@@ -470,3 +499,9 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+/** A string option's value, or undefined when it was not given. */
+function stringFlag(flags: Map<string, string | true>, name: string): string | undefined {
+  const value = flags.get(name);
+  return typeof value === 'string' ? value : undefined;
+}

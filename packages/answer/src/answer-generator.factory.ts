@@ -3,12 +3,14 @@ import {
   ExtractiveAnswerGenerator,
   type ExtractiveAnswerGeneratorOptions,
 } from './extractive-answer.generator';
+import { LocalAnswerGenerator, type LocalAnswerGeneratorOptions } from './local-answer.generator';
 import { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
 
 /** How the API's configuration names a generator. */
 export type AnswerGeneratorConfig =
   | ({ kind: 'extractive' } & ExtractiveAnswerGeneratorOptions)
-  | ({ kind: 'openai' } & OpenAiAnswerGeneratorOptions);
+  | ({ kind: 'openai' } & OpenAiAnswerGeneratorOptions)
+  | ({ kind: 'local' } & LocalAnswerGeneratorOptions);
 
 /** Builds the configured generator; the extractive one needs no model and is the default. */
 export function createAnswerGenerator(config: AnswerGeneratorConfig): AnswerGenerator {
@@ -20,6 +22,10 @@ export function createAnswerGenerator(config: AnswerGeneratorConfig): AnswerGene
     case 'openai': {
       const { kind: _kind, ...options } = config;
       return new OpenAiAnswerGenerator(options);
+    }
+    case 'local': {
+      const { kind: _kind, ...options } = config;
+      return new LocalAnswerGenerator(options);
     }
   }
 }

@@ -28,6 +28,14 @@ export {
   type ModelPassage,
 } from './model-context.builder';
 export { OpenAiAnswerGenerator, type OpenAiAnswerGeneratorOptions } from './openai-answer.generator';
+export {
+  LocalAnswerGenerator,
+  type LocalAnswerGeneratorOptions,
+  type LocalChatModel,
+  type LocalModelState,
+  type LocalModelStatus,
+} from './local-answer.generator';
+export { grammarSafeSchema, parseToolChoice, toolChoiceSchema } from './local-tool-choice';
 export { CitationFilter, filterCitations } from './citation-filter.transform';
 export { SseParser } from './sse.parser';
 export {

@@ -106,6 +106,12 @@ export interface AnswerGenerator {
    */
   readonly usesUnknownWords?: boolean;
   generate(request: AnswerRequest): AsyncIterable<string>;
+  /**
+   * Throws KbqaError('MODEL_BUSY') carrying `retryAfterSeconds` when an answer started now would
+   * be refused (a local model's sequences and wait queue all taken), so that the service answers
+   * 503 before it writes anything. Absent: never busy.
+   */
+  throwIfBusy?(): void;
   /** Rewrites a follow-up into a standalone question using history; identity when unsupported. */
   condenseQuestion(question: string, history: HistoryTurn[], signal: AbortSignal): Promise<string>;
   /** Summarizes a document within about `maxChars` characters (best effort). */

@@ -22,6 +22,7 @@ export type ErrorCode =
   | 'UNSUPPORTED'
   | 'INDEX_MISMATCH'
   | 'MODEL_UNAVAILABLE'
+  | 'MODEL_BUSY'
   | 'LLM_ERROR'
   | 'ABORTED'
   | 'STORAGE_FULL'
@@ -51,6 +52,8 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   UNSUPPORTED: 400,
   INDEX_MISMATCH: 409,
   MODEL_UNAVAILABLE: 503,
+  /** A local model's sequences and wait queue are all taken: retry after `Retry-After`. */
+  MODEL_BUSY: 503,
   LLM_ERROR: 502,
   ABORTED: 499,
   STORAGE_FULL: 507,

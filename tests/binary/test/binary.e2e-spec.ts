@@ -4,6 +4,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readlink, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { writeTinyGguf } from '@kbqa/llm-local/testing';
 import { Client } from 'pg';
 
 const run = promisify(execFile);
@@ -105,6 +106,32 @@ describe('kbqa-linux-x64', () => {
     await expectAnswered(base, key);
     expect((await fetch(`${base}/dashboard/`)).status).toBe(200);
     expect((await fetch(`${base}/widget.js`)).status).toBe(200);
+  });
+
+  it('with KBQA_LLM=local, imports a model, says the runtime is not in the binary and answers extractively', async () => {
+    await stop(server);
+    server = undefined;
+    const localEnv = { ...env, KBQA_LLM: 'local', KBQA_LLM_MODEL: 'tiny' };
+    const file = await writeTinyGguf(join(dir, 'copied'));
+    const imported = await run('./kbqa-linux-x64', ['models', 'import', file, '--name', 'tiny', '--json'], {
+      cwd: dir,
+      env: localEnv,
+    });
+    expect(JSON.parse(imported.stdout)).toMatchObject({ model: 'tiny', architecture: 'llama' });
+    const { key } = await cli('keys', 'create', '--project', '1', '--kind', 'server');
+    server = spawn('./kbqa-linux-x64', ['start'], {
+      cwd: dir,
+      env: localEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const base = await listening(server);
+    let llm: { state?: string; detail?: string } = {};
+    for (let i = 0; i < 100 && llm.state !== 'unavailable'; i++) {
+      llm = ((await (await fetch(`${base}/health`)).json()) as { llm: typeof llm }).llm;
+      if (llm.state !== 'unavailable') await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(llm).toMatchObject({ state: 'unavailable', detail: expect.stringContaining('node-llama-cpp') });
+    await expectAnswered(base, key);
   });
 });
 

@@ -63,6 +63,8 @@ export class ChatService {
    * ones for an anon key.
    */
   async start(projectId: number, keyKind: KeyKind, dto: ChatDto, signal: AbortSignal): Promise<ChatTurn> {
+    // Before anything is written: a busy local model is a 503 with Retry-After, not a stored turn.
+    this.generator.throwIfBusy?.();
     const filters = parseWhere(dto.where);
     const roleInfo = dto.tracking?.roleInfo;
     // A new conversation is created with the question, below: one write for both.

@@ -75,6 +75,11 @@ export class HttpErrorFilter implements ExceptionFilter {
       raw.end();
       return;
     }
+    // A busy local model says when to come back (LocalLlmBusyError).
+    const retryAfter = (exception as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+    if (exception instanceof KbqaError && typeof retryAfter === 'number') {
+      this.adapterHost.httpAdapter.setHeader(reply, 'Retry-After', String(retryAfter));
+    }
     // Handlers that answer plain text set their Content-Type up front; an error is always JSON.
     this.adapterHost.httpAdapter.setHeader(reply, 'Content-Type', 'application/json; charset=utf-8');
     this.adapterHost.httpAdapter.reply(reply, JSON.stringify(body), status);

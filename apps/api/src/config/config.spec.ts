@@ -17,8 +17,13 @@ describe(loadConfig.name, () => {
   it.each([
     [{ KBQA_QUEUE_CONCURRENCY: 'many' }, 'KBQA_QUEUE_CONCURRENCY must be an integer'],
     [{ KBQA_WORKER: 'perhaps' }, 'KBQA_WORKER must be true or false'],
-    [{ KBQA_LLM: 'gpt' }, 'KBQA_LLM must be "extractive" or "openai"'],
+    [{ KBQA_LLM: 'gpt' }, 'KBQA_LLM must be "extractive", "openai" or "local"'],
     [{ KBQA_LLM: 'openai' }, 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL'],
+    [{ KBQA_LLM: 'local', KBQA_LLM_MODEL: '../etc/passwd' }, 'KBQA_LLM_MODEL must be a model name'],
+    [
+      { KBQA_LLM: 'local', KBQA_LLM_CONTEXT_TOKENS: '10' },
+      'KBQA_LLM_CONTEXT_TOKENS must be an integer from 50',
+    ],
     [{ KBQA_ADMIN_TOKEN: 'short' }, 'KBQA_ADMIN_TOKEN must be at least 16 characters'],
     [{ KBQA_TOOL_MAX_ROUNDS: '11' }, 'KBQA_TOOL_MAX_ROUNDS must be an integer from 0 to 10'],
     [{ KBQA_TOOL_MAX_ROUNDS: '1.5' }, 'KBQA_TOOL_MAX_ROUNDS must be an integer'],
@@ -37,6 +42,29 @@ describe(loadConfig.name, () => {
     expect(loadConfig({}, '/tmp').logLevel).toBe('info');
     expect(loadConfig({ KBQA_LOG_LEVEL: 'DEBUG' }, '/tmp').logLevel).toBe('debug');
     expect(refusal({ KBQA_LOG_LEVEL: 'loud' }).message).toMatch(/KBQA_LOG_LEVEL must be one of error, warn/);
+  });
+
+  it('finds a local model in the models folder unless KBQA_LLM_MODEL_FILE names the file', () => {
+    expect(loadConfig({ KBQA_LLM: 'local', KBQA_DATA_DIR: '/d' }, '/tmp').llm).toEqual({
+      kind: 'local',
+      model: 'qwen2.5-0.5b-instruct',
+      modelFile: '/d/models/llm/qwen2.5-0.5b-instruct.gguf',
+      contextTokens: 750,
+      maxTokens: 512,
+      sequences: 1,
+      maxQueue: 8,
+      threads: undefined,
+    });
+    const named = loadConfig(
+      { KBQA_LLM: 'local', KBQA_LLM_MODEL: 'mine', KBQA_MODELS_DIR: '/m' },
+      '/tmp',
+    ).llm;
+    expect(named).toMatchObject({ model: 'mine', modelFile: '/m/llm/mine.gguf' });
+    const file = loadConfig(
+      { KBQA_LLM: 'local', KBQA_LLM_MODEL_FILE: 'x.gguf', KBQA_LLM_THREADS: '2' },
+      '/w',
+    ).llm;
+    expect(file).toMatchObject({ modelFile: '/w/x.gguf', threads: 2 });
   });
 
   it('uses SQLite unless KBQA_DATABASE_URL names a PostgreSQL database', () => {

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_MODEL_CONTEXT_TOKENS } from '@kbqa/answer';
 import { KbqaError } from '@kbqa/core';
 import { DEFAULT_EMBED_MODEL } from '@kbqa/embedder';
+import { DEFAULT_LOCAL_MODEL } from '@kbqa/llm-local';
 import type { RateLimitSettings } from '../common/rate-limit';
 
 /** The service's version, from its package.json (dist/config and src/config sit two levels below it). */
@@ -107,6 +109,24 @@ export interface AppConfig {
         apiKey: string | undefined;
         timeoutMs: number;
         idleTimeoutMs: number;
+      }
+    | {
+        /** A GGUF model run in this process through node-llama-cpp (@kbqa/llm-local). */
+        kind: 'local';
+        /** KBQA_LLM_MODEL: a name of `kbqa models list` or of a model imported under that name. */
+        model: string;
+        /** KBQA_LLM_MODEL_FILE, else `<models dir>/llm/<model>.gguf`. */
+        modelFile: string;
+        /** KBQA_LLM_CONTEXT_TOKENS: token budget of the sources' text given to the model. */
+        contextTokens: number;
+        /** KBQA_LLM_MAX_TOKENS: longest answer in tokens. */
+        maxTokens: number;
+        /** KBQA_LLM_SEQUENCES: answers generated at once. */
+        sequences: number;
+        /** KBQA_LLM_QUEUE: answers that may wait for a sequence; past it, 503. */
+        maxQueue: number;
+        /** KBQA_LLM_THREADS: CPU threads (node-llama-cpp's default when undefined). */
+        threads: number | undefined;
       };
   /**
    * HTTP tools (docs/api.md, "Tools"): time limit of one call, its response size cap, and how
@@ -223,6 +243,15 @@ function list(env: Env, name: string, fallback: string[]): string[] {
     .filter((s) => s.length > 0);
 }
 
+function modelsDir(env: Env, cwd: string, dataDir: string): string {
+  return resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models'));
+}
+
+/** Where `kbqa models import` puts a local chat model, and where KBQA_LLM=local looks for it. */
+export function localModelFile(modelsDirectory: string, model: string): string {
+  return join(modelsDirectory, 'llm', `${model}.gguf`);
+}
+
 /** Reads and validates the configuration; throws with a message naming the bad variable. */
 export function loadConfig(
   env: Env = process.env,
@@ -248,8 +277,33 @@ export function loadConfig(
       timeoutMs: int(env, 'KBQA_LLM_TIMEOUT_MS', 120_000, 100, 600_000),
       idleTimeoutMs: int(env, 'KBQA_LLM_IDLE_TIMEOUT_MS', 30_000, 50, 600_000),
     };
+  } else if (llmKind === 'local') {
+    const model = env.KBQA_LLM_MODEL?.trim() || DEFAULT_LOCAL_MODEL;
+    if (!/^[\w.-]+$/.test(model)) {
+      throw new KbqaError(
+        'CONFIG_INVALID',
+        `KBQA_LLM_MODEL must be a model name (letters, digits, ".", "_", "-") with KBQA_LLM=local, got "${model}"; set KBQA_LLM_MODEL_FILE for a path`,
+      );
+    }
+    const modelFile = env.KBQA_LLM_MODEL_FILE
+      ? resolve(cwd, env.KBQA_LLM_MODEL_FILE)
+      : localModelFile(modelsDir(env, cwd, dataDir), model);
+    const threads = env.KBQA_LLM_THREADS ? int(env, 'KBQA_LLM_THREADS', 1, 1, 256) : undefined;
+    llm = {
+      kind: 'local',
+      model,
+      modelFile,
+      contextTokens: int(env, 'KBQA_LLM_CONTEXT_TOKENS', DEFAULT_MODEL_CONTEXT_TOKENS, 50, 100_000),
+      maxTokens: int(env, 'KBQA_LLM_MAX_TOKENS', 512, 1, 8192),
+      sequences: int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
+      maxQueue: int(env, 'KBQA_LLM_QUEUE', 8, 0, 10_000),
+      threads,
+    };
   } else {
-    throw new KbqaError('CONFIG_INVALID', `KBQA_LLM must be "extractive" or "openai", got "${llmKind}"`);
+    throw new KbqaError(
+      'CONFIG_INVALID',
+      `KBQA_LLM must be "extractive", "openai" or "local", got "${llmKind}"`,
+    );
   }
   const adminToken = env.KBQA_ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && (adminToken.length < 16 || /\s/.test(adminToken))) {
@@ -296,7 +350,7 @@ export function loadConfig(
     },
     embedding: {
       model: env.KBQA_EMBED_MODEL || DEFAULT_EMBED_MODEL,
-      modelsDir: resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models')),
+      modelsDir: modelsDir(env, cwd, dataDir),
       offline: bool(env, 'KBQA_OFFLINE', false),
       remoteHost: env.KBQA_MODEL_HOST || undefined,
       rerank: {

@@ -1,4 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import type { LocalModelStatus } from '@kbqa/answer';
+import type { AnswerGenerator } from '@kbqa/core';
+import { ANSWER_GENERATOR, localModelHealth } from '../answer/answer.module';
 import { KeyAccess } from '../common/auth';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { INGESTION_QUEUE, type IngestionQueue, type QueueHealth } from '../ingestion/ingestion-queue';
@@ -26,6 +29,11 @@ export interface HealthResponse {
   /** `full` when the data directory's disk has (nearly) no space left, or a write just failed for it. */
   disk_state: DiskHealth['state'];
   disk_detail?: string;
+  /**
+   * Only with KBQA_LLM=local: the model, its state (`unavailable` with the reason in `detail`,
+   * chat then answers extractively) and the answers running and waiting.
+   */
+  llm?: LocalModelStatus;
 }
 
 @Controller()
@@ -36,6 +44,7 @@ export class HealthController {
     @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
     private readonly embedding: EmbeddingService,
     private readonly disk: DiskSpace,
+    @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
   ) {}
 
   @Get('health')
@@ -44,6 +53,7 @@ export class HealthController {
     const retrieval = this.embedding.retrievalMode();
     const mismatch = retrieval === 'lexical' ? this.embedding.indexMismatch : undefined;
     const reranker = this.embedding.rerankerStatus;
+    const llm = localModelHealth(this.generator, this.config);
     return {
       status: queue.state === 'ok' && disk.state === 'ok' ? 'ok' : 'degraded',
       version: this.config.version,
@@ -55,6 +65,7 @@ export class HealthController {
       ...(queue.detail ? { queue_detail: queue.detail } : {}),
       disk_state: disk.state,
       ...(disk.detail ? { disk_detail: disk.detail } : {}),
+      ...(llm ? { llm } : {}),
     };
   }
 }

@@ -1,0 +1,146 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeTinyGguf } from '@kbqa/llm-local/testing';
+
+const CLI = join(__dirname, '..', 'dist', 'cli.js');
+
+/** Runs the built CLI and returns its exit code and both streams (never throws on a non-zero exit). */
+function kbqa(args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('kbqa models import and list for local chat models (e2e, the built command line)', () => {
+  let root: string;
+  let model: string;
+  let env: Record<string, string>;
+  const installed = (name: string) => join(root, 'data', 'models', 'llm', `${name}.gguf`);
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'kbqa-llm-cli-'));
+    model = await writeTinyGguf(join(root, 'copied'));
+    env = { KBQA_DATA_DIR: join(root, 'data'), KBQA_LLM: 'local', KBQA_LLM_MODEL: 'tiny' };
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('installs a GGUF file under its name and lists it as the configured model', async () => {
+    const out = await kbqa(['models', 'import', model, '--name', 'tiny', '--json'], env);
+    expect(out.code).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({
+      model: 'tiny',
+      file: installed('tiny'),
+      architecture: 'llama',
+      size_bytes: readFileSync(model).length,
+      context_tokens: 512,
+      sha256_checked: false,
+      sha256: null,
+    });
+    expect(readFileSync(installed('tiny')).equals(readFileSync(model))).toBe(true);
+    const list = JSON.parse((await kbqa(['models', 'list', '--json'], env)).stdout);
+    expect(list.llm.configured).toBe('tiny');
+    expect(list.llm.models).toContainEqual({
+      model: 'tiny',
+      file_bytes: readFileSync(model).length,
+      installed: true,
+      configured: true,
+    });
+    expect(list.llm.models).toContainEqual(
+      expect.objectContaining({
+        model: 'qwen2.5-0.5b-instruct',
+        context_tokens: 32768,
+        licence: 'Apache-2.0',
+        installed: false,
+        ram_bytes_estimate: expect.any(Number),
+      }),
+    );
+    const text = (await kbqa(['models', 'list'], env)).stdout;
+    expect(text).toMatch(/Local chat models \(KBQA_LLM=local\)/);
+    expect(text).toMatch(/tiny .* installed, configured/);
+  });
+
+  it('checks the sha256 when one is given', async () => {
+    const sha256 = createHash('sha256').update(readFileSync(model)).digest('hex');
+    const ok = await kbqa(
+      ['models', 'import', model, '--name', 'checked', '--sha256', sha256, '--json'],
+      env,
+    );
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ sha256_checked: true, sha256 });
+
+    const wrong = '0'.repeat(64);
+    const refused = await kbqa(['models', 'import', model, '--name', 'mismatch', '--sha256', wrong], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`has sha256 ${sha256}, not the expected ${wrong}`);
+    expect(existsSync(installed('mismatch'))).toBe(false);
+  });
+
+  it('refuses a file that is not GGUF, and a truncated one, installing nothing', async () => {
+    const html = join(root, 'copied', 'page.gguf');
+    writeFileSync(html, '<!doctype html><title>Download</title>'.repeat(4));
+    const notGguf = await kbqa(['models', 'import', html], env);
+    expect(notGguf.code).toBe(1);
+    expect(notGguf.stderr).toContain('is not a GGUF model file');
+    expect(existsSync(installed('page'))).toBe(false);
+
+    const cut = join(root, 'copied', 'cut.gguf');
+    writeFileSync(cut, readFileSync(model).subarray(0, 300_000));
+    const truncated = await kbqa(['models', 'import', cut], env);
+    expect(truncated.code).toBe(1);
+    expect(truncated.stderr).toContain('is truncated');
+    expect(existsSync(installed('cut'))).toBe(false);
+
+    const missing = await kbqa(['models', 'import', join(root, 'nowhere.gguf')], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('does not exist');
+  });
+
+  it('pulls a chat model of the table from the model host, checking its sha256', async () => {
+    const body = readFileSync(model);
+    const paths: string[] = [];
+    const hub = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      res.writeHead(200, { 'content-length': body.length }).end(body);
+    });
+    await new Promise<void>((r) => hub.listen(0, '127.0.0.1', r));
+    const pullEnv = { ...env, KBQA_MODEL_HOST: `http://127.0.0.1:${(hub.address() as AddressInfo).port}/` };
+    try {
+      const sha256 = createHash('sha256').update(body).digest('hex');
+      const wrong = await kbqa(
+        ['models', 'pull', 'qwen2.5-0.5b-instruct', '--sha256', 'b'.repeat(64)],
+        pullEnv,
+      );
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain(
+        `has sha256 ${sha256}, not the expected ${'b'.repeat(64)}; it was deleted`,
+      );
+      expect(existsSync(installed('qwen2.5-0.5b-instruct'))).toBe(false);
+
+      const out = await kbqa(
+        ['models', 'pull', 'qwen2.5-0.5b-instruct', '--sha256', sha256, '--json'],
+        pullEnv,
+      );
+      expect(out.code).toBe(0);
+      expect(JSON.parse(out.stdout)).toMatchObject({
+        model: 'qwen2.5-0.5b-instruct',
+        file: installed('qwen2.5-0.5b-instruct'),
+        sha256_checked: true,
+        resumed_from: 0,
+      });
+      expect(paths).toEqual([
+        '/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf',
+        '/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf',
+      ]);
+      expect(readFileSync(installed('qwen2.5-0.5b-instruct')).equals(body)).toBe(true);
+    } finally {
+      await new Promise<void>((r) => hub.close(() => r()));
+    }
+  });
+});

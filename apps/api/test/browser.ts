@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
@@ -56,4 +56,27 @@ export function collectConsoleErrors(page: Page, allow: RegExp[] = []): string[]
   });
   page.on('pageerror', (err) => keep(`${page.url()}: ${err.message}`));
   return errors;
+}
+
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core in the page (injected through the debugging protocol, so the page's CSP does not
+ * apply) and returns its serious and critical violations as `rule: selector` lines; `include` limits
+ * the run to part of the page.
+ */
+export async function seriousAxeViolations(page: Page, include?: string): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async (within) => {
+    type Result = {
+      violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown[] }> }>;
+    };
+    const axe = (globalThis as unknown as { axe: { run(ctx: unknown): Promise<Result> } }).axe;
+    const result = await axe.run(
+      within ? { include: [within] } : (globalThis as { document?: unknown }).document,
+    );
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .flatMap((v) => v.nodes.map((n) => `${v.id}: ${JSON.stringify(n.target)}`));
+  }, include);
 }

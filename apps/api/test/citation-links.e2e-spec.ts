@@ -410,7 +410,7 @@ describeBrowser('Citation links open the page they name, at the passage (e2e, Ch
         .getByRole('navigation', { name: 'Dashboard' })
         .getByRole('link', { name: 'Playground' })
         .click();
-      await dash.getByRole('heading', { level: 2, name: /^Playground/ }).waitFor();
+      await dash.getByRole('heading', { level: 1, name: /^Playground/ }).waitFor();
     });
     afterAll(() => dash?.close());
 

@@ -85,7 +85,7 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
 
   const go = async (tab: string) => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: tab }).click();
-    await page.getByRole('heading', { level: 2, name: new RegExp(`^${tab}`) }).waitFor();
+    await page.getByRole('heading', { level: 1, name: new RegExp(`^${tab}`) }).waitFor();
   };
   /** Waits for a status line matching `pattern` and returns its text. */
   const seeStatus = async (pattern: RegExp): Promise<string> => {

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { get, login, logout, readSession, setSession } from './api';
 import { AnalyticsPage } from './pages/analytics';
 import { ConversationsPage } from './pages/conversations';
@@ -32,6 +32,9 @@ function pageFromHash(): PageId {
 function Login({ onLogin }: { onLogin: (csrf: string) => void }) {
   const [token, setToken] = useState('');
   const [notice, run] = useNotice();
+  useEffect(() => {
+    document.title = 'Log in — kbqa dashboard';
+  }, []);
   return (
     <main class="login">
       <h1>kbqa dashboard</h1>
@@ -93,6 +96,20 @@ function Shell({ onLogout }: { onLogout: () => void }) {
 
   const project = projects?.find((p) => p.id === projectId);
   const needsProject = page !== 'projects';
+  const main = useRef<HTMLElement>(null);
+  const shown = useRef<PageId | undefined>(undefined);
+  // Layout effects: the title and the focus change with the page itself, not a frame later.
+  useLayoutEffect(() => {
+    document.title = `${PAGES.find(([p]) => p === page)?.[1] ?? ''} — kbqa dashboard`;
+  }, [page]);
+  // A screen reader hears the new page's heading, and Tab goes on from there, instead of the
+  // focus staying on the link in the navigation. The first page after login keeps it where it is.
+  useLayoutEffect(() => {
+    const heading = main.current?.querySelector('h1');
+    if (!heading) return; // still loading the projects
+    if (shown.current !== undefined && shown.current !== page) heading.focus();
+    shown.current = page;
+  });
   return (
     <>
       <header>
@@ -129,7 +146,7 @@ function Shell({ onLogout }: { onLogout: () => void }) {
           Log out
         </button>
       </header>
-      <main>
+      <main ref={main}>
         {!projects ? (
           <Loading error={error} />
         ) : page === 'projects' ? (
@@ -140,9 +157,12 @@ function Shell({ onLogout }: { onLogout: () => void }) {
             onSelect={setProjectId}
           />
         ) : needsProject && !project ? (
-          <p>
-            Create a project first, on the <a href="#/projects">Projects</a> page.
-          </p>
+          <section aria-label={PAGES.find(([p]) => p === page)?.[1]}>
+            <h1 tabIndex={-1}>{PAGES.find(([p]) => p === page)?.[1]}</h1>
+            <p>
+              Create a project first, on the <a href="#/projects">Projects</a> page.
+            </p>
+          </section>
         ) : project ? (
           page === 'keys' ? (
             <KeysPage project={project} />

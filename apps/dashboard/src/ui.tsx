@@ -3,17 +3,24 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { type CitedPage, webAddress } from '@kbqa/text/citations';
 import { ApiError } from './api';
 
-/** A line that tells what an action did or why it failed; read out by screen readers. */
+/**
+ * A line that tells what an action did or why it failed, read out by screen readers. The polite
+ * live region stays in the page while empty: a region inserted together with its text is often
+ * not announced.
+ */
 export function Notice({ notice }: { notice: NoticeState }) {
-  if (!notice) return null;
-  return notice.error ? (
-    <p class="notice error" role="alert">
-      {notice.text}
-    </p>
-  ) : (
-    <p class="notice" role="status">
-      {notice.text}
-    </p>
+  const said = notice && !notice.error ? notice.text : '';
+  return (
+    <>
+      <p class={said ? 'notice' : 'notice empty'} role="status" aria-live="polite">
+        {said}
+      </p>
+      {notice?.error && (
+        <p class="notice error" role="alert">
+          {notice.text}
+        </p>
+      )}
+    </>
   );
 }
 
@@ -71,10 +78,11 @@ export function Loading({ error }: { error?: string | undefined }) {
   );
 }
 
+/** A page of the dashboard under its `h1`, which takes the focus when the page changes. */
 export function Section({ title, children }: { title: string; children: ComponentChildren }) {
   return (
     <section aria-label={title}>
-      <h2>{title}</h2>
+      <h1 tabIndex={-1}>{title}</h1>
       {children}
     </section>
   );
@@ -123,12 +131,22 @@ export function Switch(props: {
   );
 }
 
-/** A table's header row; an empty name leaves a column (of buttons) without a heading. */
-export function Head({ columns }: { columns: string[] }) {
+/**
+ * A table under its header row (an empty name leaves a column of buttons without a heading). On a
+ * screen narrower than the table it scrolls sideways by itself, not the page; the scrolling box can
+ * take the focus so that the keyboard scrolls it too.
+ */
+export function Table(props: { label: string; columns: string[]; children: ComponentChildren }) {
+  const { label, columns, children } = props;
   return (
-    <thead>
-      <tr>{columns.map((c) => (c ? <th>{c}</th> : <th />))}</tr>
-    </thead>
+    <div class="table-scroll" role="region" aria-label={label} tabIndex={0}>
+      <table>
+        <thead>
+          <tr>{columns.map((c) => (c ? <th>{c}</th> : <th />))}</tr>
+        </thead>
+        {children}
+      </table>
+    </div>
   );
 }
 

@@ -14,7 +14,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { percent, utcDay, when } from '../format';
 import type { Analytics, Gap, Project } from '../types';
-import { Head, Loading, Section, useLoad } from '../ui';
+import { Table, Loading, Section, useLoad } from '../ui';
 
 Chart.register(
   BarController,
@@ -145,7 +145,7 @@ export function AnalyticsPage({ project }: { project: Project }) {
         </div>
       )}
       <section aria-label="Documentation gaps">
-        <h3>Documentation gaps</h3>
+        <h2>Documentation gaps</h2>
         <p class="muted">
           Questions answered with no relevant source or rated bad, grouped by similar wording.
         </p>
@@ -154,8 +154,10 @@ export function AnalyticsPage({ project }: { project: Project }) {
         ) : gaps.data.gaps.length === 0 ? (
           <p class="muted">No gaps in this period.</p>
         ) : (
-          <table>
-            <Head columns={['Question', 'Asked', 'No source', 'Rated bad', 'Other wordings', 'Last asked']} />
+          <Table
+            label="Gap list"
+            columns={['Question', 'Asked', 'No source', 'Rated bad', 'Other wordings', 'Last asked']}
+          >
             <tbody>
               {gaps.data.gaps.map((g) => (
                 <tr>
@@ -168,7 +170,7 @@ export function AnalyticsPage({ project }: { project: Project }) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
         )}
       </section>
     </Section>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api';
 import { citedAnswerHtml, when } from '../format';
 import type { ConversationDetail, ConversationRow, Project } from '../types';
-import { CitedPages, Head, Loading, Section, useLoad } from '../ui';
+import { CitedPages, Table, Loading, Section, useLoad } from '../ui';
 
 const RATINGS: Array<[string, string]> = [
   ['', 'Any'],
@@ -46,8 +46,10 @@ export function ConversationsPage({ project }: { project: Project }) {
       ) : list.data.conversations.length === 0 ? (
         <p class="muted">No conversation matches.</p>
       ) : (
-        <table>
-          <Head columns={['Started', 'First question', 'Messages', 'Good', 'Bad', 'Ended', '']} />
+        <Table
+          label="Conversation list"
+          columns={['Started', 'First question', 'Messages', 'Good', 'Bad', 'Ended', '']}
+        >
           <tbody>
             {list.data.conversations.map((c) => (
               <tr aria-selected={c.id === openId}>
@@ -69,7 +71,7 @@ export function ConversationsPage({ project }: { project: Project }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       {openId !== undefined && <Conversation id={openId} />}
     </Section>
@@ -83,7 +85,7 @@ function Conversation({ id }: { id: number }) {
   if (!detail.data) return <Loading error={detail.error} />;
   return (
     <section aria-label={`Conversation ${id}`} class="card">
-      <h3>Conversation {id}</h3>
+      <h2>Conversation {id}</h2>
       <p class="muted">
         Started {when(detail.data.created_at)}
         {detail.data.ended_at && `, ended ${when(detail.data.ended_at)}`}

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, TaskReport, TaskSummary } from '../types';
-import { DangerButton, Head, Loading, Notice, Section, Switch, useLoad, useNotice } from '../ui';
+import { DangerButton, Table, Loading, Notice, Section, Switch, useLoad, useNotice } from '../ui';
 
 /** The `type` values of ingestData, with what each takes as its URL. */
 const TYPES: Array<[string, string]> = [
@@ -35,8 +35,10 @@ export function IndexesPage({ project }: { project: Project }) {
       ) : indexes.data.indexes.length === 0 ? (
         <p class="muted">No index yet: start an ingestion below.</p>
       ) : (
-        <table>
-          <Head columns={['Type', 'URL', 'Pages', 'Last sync', 'Next sync', 'Auto sync', '']} />
+        <Table
+          label="Index list"
+          columns={['Type', 'URL', 'Pages', 'Last sync', 'Next sync', 'Auto sync', '']}
+        >
           <tbody>
             {indexes.data.indexes.map((ix) => (
               <tr>
@@ -63,7 +65,7 @@ export function IndexesPage({ project }: { project: Project }) {
                 <td class="actions">
                   <button
                     type="button"
-                    aria-label={`Sync ${ix.url} now`}
+                    aria-label={`Sync now ${ix.url}`}
                     onClick={() => {
                       void run(async () => {
                         const res = await post<{ task_id: number }>(`indexes/${ix.id}/sync`);
@@ -89,7 +91,7 @@ export function IndexesPage({ project }: { project: Project }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
       <Notice notice={notice} />
       <IngestForm project={project} onStarted={changed} />
@@ -106,7 +108,7 @@ function IngestForm({ project, onStarted }: { project: Project; onStarted: () =>
   const [notice, run] = useNotice();
   return (
     <section aria-label="Start an ingestion" class="card">
-      <h3>Start an ingestion</h3>
+      <h2>Start an ingestion</h2>
       <form
         class="grid"
         onSubmit={(e) => {
@@ -200,14 +202,16 @@ function Tasks({ project, tick, onFinished }: { project: Project; tick: number; 
   }, [project.id, tick]);
   return (
     <section aria-label="Tasks" class="card">
-      <h3>Tasks</h3>
+      <h2>Tasks</h2>
       {!tasks ? (
         <Loading error={error} />
       ) : tasks.length === 0 ? (
         <p class="muted">No task yet.</p>
       ) : (
-        <table>
-          <Head columns={['Task', 'Kind', 'Status', 'Progress', 'Indexed', 'Skipped', 'Started', '']} />
+        <Table
+          label="Task list"
+          columns={['Task', 'Kind', 'Status', 'Progress', 'Indexed', 'Skipped', 'Started', '']}
+        >
           <tbody>
             {tasks.map((t) => {
               const live = progress[t.id];
@@ -249,7 +253,7 @@ function Tasks({ project, tick, onFinished }: { project: Project; tick: number; 
               );
             })}
           </tbody>
-        </table>
+        </Table>
       )}
       {report && <Report report={report} />}
     </section>
@@ -283,8 +287,7 @@ function Report({ report }: { report: TaskReport }) {
       {report.skipped.length === 0 ? (
         <p class="muted">Nothing was skipped.</p>
       ) : (
-        <table>
-          <Head columns={['URL', 'Why']} />
+        <Table label="Skipped URL list" columns={['URL', 'Why']}>
           <tbody>
             {report.skipped.map((s) => (
               <tr>
@@ -296,7 +299,7 @@ function Report({ report }: { report: TaskReport }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </section>
   );

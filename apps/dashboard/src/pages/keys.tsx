@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../api';
 import { when } from '../format';
 import type { Key, Project } from '../types';
-import { DangerButton, Head, Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { DangerButton, Table, Loading, Notice, Section, useLoad, useNotice } from '../ui';
 
 export function KeysPage({ project }: { project: Project }) {
   const keys = useLoad(() => get<{ keys: Key[] }>(`projects/${project.id}/keys`), [project.id]);
@@ -55,8 +55,7 @@ export function KeysPage({ project }: { project: Project }) {
       {!keys.data ? (
         <Loading error={keys.error} />
       ) : (
-        <table>
-          <Head columns={['Prefix', 'Kind', 'Created', 'Last used', 'Status', '']} />
+        <Table label="Key list" columns={['Prefix', 'Kind', 'Created', 'Last used', 'Status', '']}>
           <tbody>
             {keys.data.keys.map((k) => (
               <tr>
@@ -85,7 +84,7 @@ export function KeysPage({ project }: { project: Project }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </Section>
   );

@@ -20,6 +20,8 @@ export function PlaygroundPage({ project }: { project: Project }) {
   const [conversationId, setConversationId] = useState<number | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [notice, run] = useNotice();
+  // The answer is read out once it is complete, not token by token as it streams in.
+  const [said, setSaid] = useState('');
 
   const update = (index: number, change: (t: Turn) => Turn) =>
     setTurns((all) => all.map((t, i) => (i === index ? change(t) : t)));
@@ -29,6 +31,8 @@ export function PlaygroundPage({ project }: { project: Project }) {
     const index = turns.length;
     const history = turns.filter((t) => !t.error).map((t) => ({ prompt: t.question, response: t.answer }));
     setTurns((all) => [...all, { question: text, answer: '', sources: [], rating: 0 }]);
+    setSaid('');
+    let answer = '';
     try {
       let conversation = conversationId;
       if (conversation === undefined) {
@@ -43,10 +47,13 @@ export function PlaygroundPage({ project }: { project: Project }) {
       });
       for await (const event of readChatStream(res)) {
         if (event.kind === 'sources') update(index, (t) => ({ ...t, sources: event.sources }));
-        else if (event.kind === 'text') update(index, (t) => ({ ...t, answer: t.answer + event.text }));
-        else if (event.kind === 'message') update(index, (t) => ({ ...t, messageId: event.id }));
+        else if (event.kind === 'text') {
+          answer += event.text;
+          update(index, (t) => ({ ...t, answer: t.answer + event.text }));
+        } else if (event.kind === 'message') update(index, (t) => ({ ...t, messageId: event.id }));
         else update(index, (t) => ({ ...t, error: event.message }));
       }
+      setSaid(`Answer ${index + 1}: ${answer}`);
     } catch (e) {
       update(index, (t) => ({ ...t, error: e instanceof Error ? e.message : String(e) }));
     } finally {
@@ -88,7 +95,7 @@ export function PlaygroundPage({ project }: { project: Project }) {
                 )}
                 {cited.pages.length > 0 && (
                   <>
-                    <h3 class="small">Sources</h3>
+                    <h2 class="small">Sources</h2>
                     <CitedPages pages={cited.pages} />
                   </>
                 )}
@@ -156,6 +163,9 @@ export function PlaygroundPage({ project }: { project: Project }) {
         </button>
       </form>
       <Notice notice={notice} />
+      <p class="visually-hidden" role="status" aria-live="polite">
+        {said}
+      </p>
     </Section>
   );
 }

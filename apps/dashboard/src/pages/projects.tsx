@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { patch, post } from '../api';
 import { when } from '../format';
 import type { Project } from '../types';
-import { Head, Notice, Section, Switch, useNotice } from '../ui';
+import { Table, Notice, Section, Switch, useNotice } from '../ui';
 
 export function ProjectsPage(props: {
   projects: Project[];
@@ -15,8 +15,7 @@ export function ProjectsPage(props: {
   const [notice, run] = useNotice();
   return (
     <Section title="Projects">
-      <table>
-        <Head columns={['Name', 'ID', 'Export', 'Created']} />
+      <Table label="Project list" columns={['Name', 'ID', 'Export', 'Created']}>
         <tbody>
           {projects.map((p) => (
             <tr aria-selected={p.id === selected?.id}>
@@ -31,7 +30,7 @@ export function ProjectsPage(props: {
             </tr>
           ))}
         </tbody>
-      </table>
+      </Table>
       <form
         class="inline"
         onSubmit={(e) => {
@@ -92,7 +91,7 @@ function ProjectSettings({
     });
   return (
     <section aria-label="Project settings" class="card">
-      <h3>Settings of {project.name}</h3>
+      <h2>Settings of {project.name}</h2>
       <form
         class="inline"
         onSubmit={(e) => {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, SourceRow } from '../types';
-import { DangerButton, Head, Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { DangerButton, Table, Loading, Notice, Section, useLoad, useNotice } from '../ui';
 
 const PAGE = 50;
 
@@ -65,8 +65,7 @@ export function SourcesPage({ project }: { project: Project }) {
             {sources.data.total > PAGE &&
               `, ${offset + 1}–${Math.min(offset + PAGE, sources.data.total)} shown`}
           </p>
-          <table>
-            <Head columns={['Source', 'Kind', 'Chunks', 'Updated', '']} />
+          <Table label="Source list" columns={['Source', 'Kind', 'Chunks', 'Updated', '']}>
             <tbody>
               {sources.data.sources.map((s) => (
                 <tr>
@@ -98,7 +97,7 @@ export function SourcesPage({ project }: { project: Project }) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </Table>
           <p>
             <button
               type="button"

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, post } from '../api';
 import { when } from '../format';
 import type { Project, Taught } from '../types';
-import { DangerButton, Head, Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { DangerButton, Table, Loading, Notice, Section, useLoad, useNotice } from '../ui';
 
 export function TeachingPage({ project }: { project: Project }) {
   const taught = useLoad(() => get<{ taught: Taught[] }>(`projects/${project.id}/taught`), [project.id]);
@@ -52,8 +52,7 @@ export function TeachingPage({ project }: { project: Project }) {
       ) : taught.data.taught.length === 0 ? (
         <p class="muted">Nothing taught yet.</p>
       ) : (
-        <table>
-          <Head columns={['Question', 'Answer', 'Added', '']} />
+        <Table label="Taught answer list" columns={['Question', 'Answer', 'Added', '']}>
           <tbody>
             {taught.data.taught.map((t) => (
               <tr>
@@ -76,7 +75,7 @@ export function TeachingPage({ project }: { project: Project }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </Table>
       )}
     </Section>
   );

@@ -1,7 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { collectConsoleErrors, describeBrowser, launchBrowser, screenshot } from './browser';
+import {
+  collectConsoleErrors,
+  describeBrowser,
+  launchBrowser,
+  screenshot,
+  seriousAxeViolations,
+} from './browser';
 import { startFakeLlm, type FakeLlm } from './fake-llm';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
@@ -34,7 +40,8 @@ const DOCS = [
 /** A host page: the widget script, plus CSS that would break an unprotected widget. */
 function hostPage(apiBase: string, opts: { anonKey?: string; dark?: boolean }): string {
   const key = opts.anonKey === undefined ? '' : ` data-anon-key="${opts.anonKey}"`;
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Host</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <style>
   button { display: none !important; color: red !important; }
@@ -272,9 +279,56 @@ describeBrowser('Widget in headless Chromium (e2e)', () => {
     expect(text).not.toContain('first working day');
     expect(await page.getByRole('button', { name: 'Good answer' }).count()).toBe(0);
     expect([await count('conversations'), await count('messages')]).toEqual(before);
+    // The reader's question waits in the box, to send again once the site is allowed.
+    await expect(page.getByLabel('Your question').inputValue()).resolves.toBe('When are invoices sent?');
     await screenshot(page, 'widget-refused-origin');
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('has no serious or critical axe-core violation, closed or open with an answer', async () => {
+    const page = await browser.newPage();
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${allowed.origin}/`);
+    await page.getByRole('button', { name: /Ask the docs/ }).waitFor({ state: 'visible' });
+    await expect(seriousAxeViolations(page, 'kbqa-widget')).resolves.toEqual([]);
+    await page.getByRole('button', { name: /Ask the docs/ }).click();
+    await ask(page, 'When are invoices sent?', 1);
+    await expect(seriousAxeViolations(page, 'kbqa-widget')).resolves.toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('on a touch phone is a full-screen sheet with its rating buttons in sight, and no Ctrl K hint', async () => {
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    const page = await context.newPage();
+    const errors = collectConsoleErrors(page);
+    await page.goto(`${allowed.origin}/`);
+    const launcher = page.getByRole('button', { name: /Ask the docs/ });
+    await launcher.waitFor({ state: 'visible' });
+    await expect(page.evaluate("matchMedia('(pointer: coarse)').matches")).resolves.toBe(true);
+    await expect(visibleText(launcher)).resolves.toBe('Ask the docs');
+    await launcher.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor({ state: 'visible' });
+    await expect(dialog.boundingBox()).resolves.toEqual({ x: 0, y: 0, width: 390, height: 844 });
+    await ask(page, 'When are invoices sent?', 1);
+    await ask(page, 'How many members can a team have?', 2);
+    // The last answer's rating buttons are inside the scrolled log and the screen, not cut off.
+    const log = (await dialog.locator('.log').boundingBox())!;
+    for (const name of ['Good answer', 'Bad answer']) {
+      const box = (await page.getByRole('button', { name }).nth(1).boundingBox())!;
+      expect(box.y).toBeGreaterThanOrEqual(log.y);
+      expect(box.y + box.height).toBeLessThanOrEqual(Math.min(log.y + log.height, 844));
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    await screenshot(page, 'widget-phone');
+    expect(errors).toEqual([]);
+    await context.close();
   });
 });
 

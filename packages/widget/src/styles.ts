@@ -15,7 +15,7 @@ button{cursor:pointer;border:1px solid var(--line);background:var(--soft);border
 button:disabled{opacity:.55;cursor:default}
 :focus-visible{outline:2px solid var(--accent);outline-offset:2px}
 .launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;background:var(--accent);color:var(--accent-fg);border:0;border-radius:999px;padding:10px 16px;font-weight:600;box-shadow:0 4px 14px rgba(0,0,0,.25)}
-kbd{font:12px ui-monospace,monospace;opacity:.8;border:1px solid currentColor;border-radius:4px;padding:0 4px}
+kbd{font:12px ui-monospace,monospace;border:1px solid currentColor;border-radius:4px;padding:0 4px}
 .panel{position:fixed;right:20px;bottom:76px;z-index:2147483001;width:min(420px,calc(100vw - 24px));height:min(620px,calc(100vh - 100px));display:flex;flex-direction:column;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:12px;box-shadow:0 12px 40px rgba(0,0,0,.3);overflow:hidden}
 header{display:flex;align-items:center;gap:8px;padding:10px 12px;border-bottom:1px solid var(--line)}
 h2{margin:0;flex:1;font-size:15px;font-weight:600}
@@ -41,4 +41,6 @@ label{font-size:12.5px;color:var(--muted)}
 .row{display:flex;gap:8px;align-items:flex-end}
 textarea{flex:1;resize:none;min-height:40px;max-height:120px;padding:8px;border:1px solid var(--line);border-radius:8px;background:var(--bg)}
 .send{background:var(--accent);color:var(--accent-fg);border-color:var(--accent);height:40px}
+@media (max-width:480px){.panel{inset:0;width:auto;height:auto;border:0;border-radius:0;box-shadow:none}}
+@media (pointer:coarse){kbd{display:none}}
 `;

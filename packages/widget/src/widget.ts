@@ -298,10 +298,11 @@ class Widget {
     this.input.value = '';
     this.showError('');
     void this.answer(question).catch((e: unknown) => {
-      if (e instanceof WidgetError) this.showError(e.message);
-      else if (!(e instanceof DOMException && e.name === 'AbortError')) {
-        this.showError('Sorry, something went wrong while answering.');
-      }
+      if (e instanceof DOMException && e.name === 'AbortError') return; // a new conversation
+      // The question goes back in the box, unless the reader typed another meanwhile: asking again
+      // (once the site is allowed or the service is back) should not mean typing it again.
+      if (!this.input.value) this.input.value = question;
+      this.showError(e instanceof WidgetError ? e.message : 'Sorry, something went wrong while answering.');
     });
   }
 
@@ -370,6 +371,7 @@ class Widget {
       if (!text.trim()) answer.append(h('p', { class: 'muted' }, 'No answer.'));
       this.history.push({ prompt: question, response: text });
       bubble.append(this.rating(messageId));
+      this.log.scrollTop = this.log.scrollHeight;
     } catch (e) {
       if (!text) turn.remove();
       throw e;

@@ -102,6 +102,7 @@ describe('Operator API: dashboard data (e2e)', () => {
         date_added: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
         chunks: expect.any(Number),
+        title: 'Installation', // its top heading
       });
       expect(all.body.sources[0].chunks).toBeGreaterThan(0);
       expect(all.body.sources.map((s: { source: string }) => s.source)).toEqual(DOCS.map((d) => d.source));

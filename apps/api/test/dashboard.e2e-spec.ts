@@ -188,9 +188,10 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
     await go('Playground');
     const answer = await ask('How do I install Acme?', 1);
     await expectText(answer, /acme-setup --global/);
-    await expect(
-      answer.getByRole('link', { name: `${site.origin}/install` }).count(),
-    ).resolves.toBeGreaterThan(0);
+    // Sources by page title, each with its address beneath.
+    const source = answer.locator('ol.sources li').filter({ hasText: 'Installing Acme' }).first();
+    await expect(source.getByRole('link', { name: 'Installing Acme' }).count()).resolves.toBe(1);
+    await expect(source.locator('.address').textContent()).resolves.toBe(`${site.origin}/install`);
     await answer.getByRole('button', { name: 'Good answer' }).click();
     await seeStatus(/Rated good/);
     await expect(
@@ -255,6 +256,10 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
     await expectText(page.getByText(/^\d+ sources?/), /^4 sources/);
     await page.getByLabel('Search sources').fill('retr');
     await expectText(page.getByText(/^\d+ sources?/), /^1 source/);
+    // The page's title, its address beneath.
+    const cell = page.getByRole('cell').filter({ hasText: 'Retries' });
+    await expect(cell.getByRole('link', { name: 'Retries' }).count()).resolves.toBe(1);
+    await expectText(cell.locator('.address'), new RegExp(`^${escape(site.origin)}/retries$`));
     await page.getByRole('button', { name: `Delete source ${site.origin}/retries` }).click();
     await seeStatus(/Deleted .*\/retries/);
     await expectText(page.getByText(/^\d+ sources?/), /^0 sources/);
@@ -286,7 +291,9 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
       "SELECT source FROM sources WHERE project_id = ? AND kind = 'teach'",
       [projectId],
     );
-    expect(await answer.locator('ol.sources li').first().textContent()).toBe(taught?.source);
+    // Cited under its question, the title of a taught answer's source.
+    expect(taught?.source).toMatch(/^taught:/);
+    expect(await answer.locator('ol.sources li').first().textContent()).toBe('Who maintains Acme?');
 
     const deleted = await fetch(`${base}/v1/deleteSource`, {
       method: 'POST',

@@ -83,9 +83,17 @@ export async function logout(): Promise<void> {
   await request('POST', '/dashboard/api/logout');
 }
 
+/** A source of a streamed answer; `title` only when the page has one other than its address. */
+export interface StreamedSource {
+  id: string;
+  link: string;
+  content: string;
+  title?: string;
+}
+
 /** Events of a streamed answer (SPEC.md): sources first, then text pieces, then the message id. */
 export type ChatEvent =
-  | { kind: 'sources'; sources: Array<{ id: string; link: string; content: string }> }
+  | { kind: 'sources'; sources: StreamedSource[] }
   | { kind: 'text'; text: string }
   | { kind: 'message'; id: number }
   | { kind: 'error'; message: string };
@@ -113,7 +121,7 @@ export async function* readChatStream(res: Response): AsyncGenerator<ChatEvent> 
       if (parsed.chunk === '<|source|>') {
         yield {
           kind: 'sources',
-          sources: (parsed.metadata ?? []) as Array<{ id: string; link: string; content: string }>,
+          sources: (parsed.metadata ?? []) as StreamedSource[],
         };
       } else if (parsed.chunk === '<|message_id|>') {
         yield { kind: 'message', id: Number(parsed.metadata) };

@@ -66,6 +66,8 @@ export interface SourceRow {
   date_added: string;
   updated_at: string;
   chunks: number;
+  /** Null when the page has no title other than its source. */
+  title: string | null;
 }
 
 export interface Taught {

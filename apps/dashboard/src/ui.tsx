@@ -178,6 +178,7 @@ export function CitedPages({ pages, note }: { pages: CitedPage[]; note?: (page: 
               page.label
             )}
             {note?.(page)}
+            {page.title && href && <div class="muted address">{href}</div>}
           </li>
         );
       })}

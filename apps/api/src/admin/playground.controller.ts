@@ -75,7 +75,7 @@ export class AdminPlaygroundController {
   @ApiNotFoundResponse({ type: ErrorResponse })
   async ask(@Param() { id }: IdParams, @Body() dto: ChatDto, @Res() reply: FastifyReply): Promise<void> {
     await this.projects.getProject(id);
-    await replyToChat(this.chat, id, 'server', dto, reply, this.logger);
+    await replyToChat(this.chat, id, 'server', dto, reply, this.logger, { titles: true });
   }
 
   @Put('projects/:id/messages/:message_id/rating')

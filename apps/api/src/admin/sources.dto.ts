@@ -54,6 +54,14 @@ export class AdminSourceResponse {
 
   @ApiProperty({ type: 'integer', description: 'passages it holds' })
   chunks!: number;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'Installing Acme',
+    description: 'the title of its (first) page; null when it has none other than the source',
+  })
+  title!: string | null;
 }
 
 export class SourceListResponse {

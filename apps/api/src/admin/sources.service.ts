@@ -8,6 +8,7 @@ import { TeachingService } from '../teaching/teaching.service';
 import { DEFAULT_PAGE } from './paging.dto';
 import type { AdminSourceResponse, ListSourcesQuery, SourceListResponse } from './sources.dto';
 import { runSql } from '../database/sql';
+import { knownTitle } from '../common/titles';
 
 /** The operator's view of a project's sources: a searchable list, and deletion of one. */
 @Injectable()
@@ -47,19 +48,22 @@ export class AdminSourcesService {
         date_added: string;
         updated_at: string;
         chunks: number;
+        title: string | null;
       }>
     >(
       this.dataSource,
       `SELECT s.id, s.source, s.kind, s.index_id, s.date_added, s.updated_at,
-         (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks
+         (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks,
+         (SELECT d.title FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS title
        FROM sources s WHERE ${where.join(' AND ')}
        ORDER BY s.id LIMIT ? OFFSET ?`,
       [...params, query.limit ?? DEFAULT_PAGE, query.offset ?? 0],
     );
     return {
       total: count?.n ?? 0,
-      sources: rows.map((r): AdminSourceResponse => ({
+      sources: rows.map(({ title, ...r }): AdminSourceResponse => ({
         ...r,
+        title: knownTitle(title, r.source) ? title : null,
         date_added: isoUtc(r.date_added),
         updated_at: isoUtc(r.updated_at),
       })),

@@ -8,7 +8,8 @@ import { streamChatTurn } from './chat.stream';
 /**
  * Answers one chat turn of a project on `reply`: Server-Sent Events, or JSON when
  * `shouldStream` is false. serviceChat and the dashboard's playground both answer through here,
- * so the playground shows exactly what the API answers.
+ * so the playground shows exactly what the API answers (`titles` adds the pages' titles to the
+ * streamed sources, for the playground to show).
  */
 export async function replyToChat(
   chat: ChatService,
@@ -17,6 +18,7 @@ export async function replyToChat(
   dto: ChatDto,
   reply: FastifyReply,
   logger: Logger,
+  options: { titles?: boolean } = {},
 ): Promise<void> {
   const res = reply.raw;
   const controller = new AbortController();
@@ -52,5 +54,6 @@ export async function replyToChat(
     (answer, complete) => chat.finish(turn, answer, complete),
     controller.signal,
     logger,
+    options,
   );
 }

@@ -17,6 +17,7 @@ import {
 import type { SearchHit } from '@kbqa/core';
 import { cleanMarkup } from '@kbqa/text';
 import { KeyDto } from '../common/key.dto';
+import { knownTitle } from '../common/titles';
 import { IsLooseId } from '../common/validators';
 
 /** Default and bounds of retriever_options.num_chunks (SPEC.md leaves them open). */
@@ -112,6 +113,8 @@ export interface StreamedSource {
   id: string;
   content: string;
   link: string;
+  /** The page's title, when it has one other than its address; the playground's stream only. */
+  title?: string;
 }
 
 export interface ChatSourceResponse {
@@ -141,8 +144,18 @@ export interface ChatResponse {
 }
 
 /** Source snippets are shown to readers: markup that is not prose (see cleanMarkup) is dropped. */
-export function mapStreamedSource(hit: SearchHit): StreamedSource {
-  return { id: String(hit.chunkId), content: cleanMarkup(hit.content), link: hit.link };
+/**
+ * `withTitle` for the dashboard's playground only: serviceChat's sources keep the hosted service's
+ * published shape, which clients compare field by field.
+ */
+export function mapStreamedSource(hit: SearchHit, withTitle = false): StreamedSource {
+  const source: StreamedSource = {
+    id: String(hit.chunkId),
+    content: cleanMarkup(hit.content),
+    link: hit.link,
+  };
+  if (withTitle && knownTitle(hit.title, hit.link, hit.source)) source.title = hit.title;
+  return source;
 }
 
 export function mapChatSource(hit: SearchHit): ChatSourceResponse {

@@ -14,7 +14,8 @@ function sse(res: ServerResponse, payload: unknown): void {
  * offered tools, `<|loading_tools|>` and, per call, `<|tool_called|>` `{name}` and
  * `<|tool_output|>` `{data}` (API-DECISIONS.md); then the answer's pieces, then `<|message_id|>`; an `<|error|>` event instead when the answer or its storage
  * fails after the headers are gone. Nothing more is written once the client has gone
- * (`signal` aborted). `finish` stores the answer and returns its message id.
+ * (`signal` aborted). `finish` stores the answer and returns its message id; `titles` adds the
+ * pages' titles to the sources (the playground).
  */
 export async function streamChatTurn(
   res: ServerResponse,
@@ -22,6 +23,7 @@ export async function streamChatTurn(
   finish: (text: string, complete: boolean) => Promise<number>,
   signal: AbortSignal,
   logger: Pick<Logger, 'error'>,
+  options: { titles?: boolean } = {},
 ): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -31,7 +33,10 @@ export async function streamChatTurn(
   });
   res.flushHeaders();
   res.socket?.setNoDelay(true);
-  sse(res, { chunk: '<|source|>', metadata: turn.sources.map(mapStreamedSource) });
+  sse(res, {
+    chunk: '<|source|>',
+    metadata: turn.sources.map((hit) => mapStreamedSource(hit, options.titles)),
+  });
   if (turn.toolsOffered) {
     sse(res, { chunk: '<|loading_tools|>', metadata: true });
     turn.onToolEvent = (event) => {

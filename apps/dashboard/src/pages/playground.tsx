@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { post, put, readChatStream, request } from '../api';
+import { post, put, readChatStream, request, type StreamedSource } from '../api';
 import { citedAnswerHtml } from '../format';
 import type { Project } from '../types';
 import { CitedPages, Notice, Section, useNotice } from '../ui';
@@ -7,7 +7,7 @@ import { CitedPages, Notice, Section, useNotice } from '../ui';
 interface Turn {
   question: string;
   answer: string;
-  sources: Array<{ id: string; link: string; content: string }>;
+  sources: StreamedSource[];
   messageId?: number;
   rating: number;
   error?: string;

@@ -72,11 +72,12 @@ export function SourcesPage({ project }: { project: Project }) {
                   <td class="url">
                     {/^https?:\/\//.test(s.source) ? (
                       <a href={s.source} target="_blank" rel="noopener noreferrer">
-                        {s.source}
+                        {s.title ?? s.source}
                       </a>
                     ) : (
-                      s.source
+                      (s.title ?? s.source)
                     )}
+                    {s.title && <div class="muted address">{s.source}</div>}
                   </td>
                   <td>{s.kind}</td>
                   <td>{s.chunks}</td>

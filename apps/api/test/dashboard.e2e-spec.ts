@@ -221,6 +221,11 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
       });
     expect((await exportData()).status).toBe(400); // EXPORT_DISABLED
     await go('Projects');
+    // The checkbox sits on its label's line, before it.
+    const box = (await page.getByLabel('Message export (getMessagesData)').boundingBox())!;
+    const label = (await page.locator('label[for=export]').boundingBox())!;
+    expect(Math.abs(box.y + box.height / 2 - (label.y + label.height / 2))).toBeLessThan(4);
+    expect(label.x).toBeGreaterThan(box.x + box.width);
     await page.getByLabel('Message export (getMessagesData)').check();
     await seeStatus(/Message export is on/);
     const res = await exportData();
@@ -260,7 +265,21 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
     const cell = page.getByRole('cell').filter({ hasText: 'Retries' });
     await expect(cell.getByRole('link', { name: 'Retries' }).count()).resolves.toBe(1);
     await expectText(cell.locator('.address'), new RegExp(`^${escape(site.origin)}/retries$`));
+    // Delete asks first; Cancel keeps the page, and only "Yes, delete" removes it.
     await page.getByRole('button', { name: `Delete source ${site.origin}/retries` }).click();
+    const yes = page.getByRole('button', { name: `Yes, delete source ${site.origin}/retries` });
+    await yes.waitFor();
+    await page
+      .getByRole('group', { name: 'Delete Retries?' })
+      .getByRole('button', { name: 'Cancel' })
+      .click();
+    await yes.waitFor({ state: 'detached' });
+    const kept = await t.query<{ n: number }>('SELECT count(*) AS n FROM sources WHERE source = ?', [
+      `${site.origin}/retries`,
+    ]);
+    expect(kept[0]?.n).toBe(1);
+    await page.getByRole('button', { name: `Delete source ${site.origin}/retries` }).click();
+    await yes.click();
     await seeStatus(/Deleted .*\/retries/);
     await expectText(page.getByText(/^\d+ sources?/), /^0 sources/);
     const left = await t.query<{ source: string }>('SELECT source FROM sources WHERE project_id = ?', [

@@ -105,7 +105,7 @@ export function Switch(props: {
   const [shown, setShown] = useState(checked);
   useEffect(() => setShown(checked), [checked]);
   return (
-    <>
+    <span class="switch">
       <input
         id={id}
         type="checkbox"
@@ -127,7 +127,7 @@ export function Switch(props: {
       <label for={id} class={labelClass}>
         {label}
       </label>
-    </>
+    </span>
   );
 }
 

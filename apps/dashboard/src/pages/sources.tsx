@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, SourceRow } from '../types';
@@ -13,6 +13,8 @@ export function SourcesPage({ project }: { project: Project }) {
   const [search, setSearch] = useState('');
   const [offset, setOffset] = useState(0);
   const [notice, run] = useNotice();
+  // The source whose Delete was pressed once: it goes only when that is confirmed.
+  const [confirming, setConfirming] = useState<number | undefined>(undefined);
   // Typing searches after a short pause rather than on every key.
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -82,18 +84,27 @@ export function SourcesPage({ project }: { project: Project }) {
                   <td>{s.kind}</td>
                   <td>{s.chunks}</td>
                   <td>{when(s.updated_at)}</td>
-                  <td>
-                    <DangerButton
-                      name={`Delete source ${s.source}`}
-                      label="Delete"
-                      onClick={() => {
-                        void run(async () => {
-                          await del(`sources/${s.id}`);
-                          sources.reload();
-                          return `Deleted ${s.source}.`;
-                        });
-                      }}
-                    />
+                  <td class="actions">
+                    {confirming === s.id ? (
+                      <ConfirmDelete
+                        source={s}
+                        onCancel={() => setConfirming(undefined)}
+                        onConfirm={() => {
+                          setConfirming(undefined);
+                          void run(async () => {
+                            await del(`sources/${s.id}`);
+                            sources.reload();
+                            return `Deleted ${s.source}.`;
+                          });
+                        }}
+                      />
+                    ) : (
+                      <DangerButton
+                        name={`Delete source ${s.source}`}
+                        label="Delete"
+                        onClick={() => setConfirming(s.id)}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
@@ -120,5 +131,38 @@ export function SourcesPage({ project }: { project: Project }) {
         </>
       )}
     </Section>
+  );
+}
+
+/**
+ * The second step of deleting a source, in its row: the page's passages go from every answer at
+ * once and come back only with a new ingestion. It takes the focus, so Enter or Escape decides.
+ */
+function ConfirmDelete(props: { source: SourceRow; onConfirm: () => void; onCancel: () => void }) {
+  const { source, onConfirm, onCancel } = props;
+  const yes = useRef<HTMLButtonElement>(null);
+  useEffect(() => yes.current?.focus(), []);
+  return (
+    <span
+      role="group"
+      aria-label={`Delete ${source.title ?? source.source}?`}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onCancel();
+      }}
+    >
+      <span>Delete it? </span>
+      <button
+        ref={yes}
+        type="button"
+        class="danger"
+        aria-label={`Yes, delete source ${source.source}`}
+        onClick={onConfirm}
+      >
+        Yes, delete
+      </button>{' '}
+      <button type="button" class="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </span>
   );
 }

@@ -97,6 +97,8 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
     await expect(page.title()).resolves.toBe('Projects — kbqa dashboard');
+    // The login form is gone: the focus goes to the heading of what replaced it.
+    await expect(page.evaluate('document.activeElement.tagName')).resolves.toBe('H1');
     await page.getByLabel('New project name').fill('Acme docs');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page

@@ -274,6 +274,9 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
       .getByRole('button', { name: 'Cancel' })
       .click();
     await yes.waitFor({ state: 'detached' });
+    await expect(page.evaluate('document.activeElement.getAttribute("aria-label")')).resolves.toBe(
+      `Delete source ${site.origin}/retries`,
+    );
     const kept = await t.query<{ n: number }>('SELECT count(*) AS n FROM sources WHERE source = ?', [
       `${site.origin}/retries`,
     ]);

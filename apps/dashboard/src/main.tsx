@@ -66,7 +66,7 @@ function Login({ onLogin }: { onLogin: (csrf: string) => void }) {
   );
 }
 
-function Shell({ onLogout }: { onLogout: () => void }) {
+function Shell({ onLogout, loggedIn }: { onLogout: () => void; loggedIn: boolean }) {
   const [page, setPage] = useState<PageId>(pageFromHash());
   const [projects, setProjects] = useState<Project[] | undefined>(undefined);
   const [projectId, setProjectId] = useState<number | undefined>(
@@ -97,13 +97,15 @@ function Shell({ onLogout }: { onLogout: () => void }) {
   const project = projects?.find((p) => p.id === projectId);
   const needsProject = page !== 'projects';
   const main = useRef<HTMLElement>(null);
-  const shown = useRef<PageId | undefined>(undefined);
+  // The page whose heading was shown last; null makes the first one take the focus too.
+  const shown = useRef<PageId | null | undefined>(loggedIn ? null : undefined);
   // Layout effects: the title and the focus change with the page itself, not a frame later.
   useLayoutEffect(() => {
     document.title = `${PAGES.find(([p]) => p === page)?.[1] ?? ''} — kbqa dashboard`;
   }, [page]);
   // A screen reader hears the new page's heading, and Tab goes on from there, instead of the
-  // focus staying on the link in the navigation. The first page after login keeps it where it is.
+  // focus staying on the link in the navigation (or on the body, once the login form is gone). A
+  // page opened by loading the dashboard leaves the focus where the browser puts it.
   useLayoutEffect(() => {
     const heading = main.current?.querySelector('h1');
     if (!heading) return; // still loading the projects
@@ -186,7 +188,7 @@ function Shell({ onLogout }: { onLogout: () => void }) {
 }
 
 function App() {
-  const [state, setState] = useState<'loading' | 'out' | 'in'>('loading');
+  const [state, setState] = useState<'loading' | 'out' | 'in' | 'logged-in'>('loading');
   const loggedOut = () => setState('out');
   useEffect(() => {
     readSession().then(
@@ -205,12 +207,12 @@ function App() {
       <Login
         onLogin={(csrf) => {
           setSession(csrf, loggedOut);
-          setState('in');
+          setState('logged-in');
         }}
       />
     );
   }
-  return <Shell onLogout={loggedOut} />;
+  return <Shell onLogout={loggedOut} loggedIn={state === 'logged-in'} />;
 }
 
 render(<App />, document.getElementById('app') ?? document.body);

@@ -151,9 +151,10 @@ export function Table(props: { label: string; columns: string[]; children: Compo
 }
 
 /** A button that removes something, named for what it removes (`name`) for screen readers and tests. */
-export function DangerButton({ name, label, onClick }: { name: string; label: string; onClick: () => void }) {
+export function DangerButton(props: { id?: string; name: string; label: string; onClick: () => void }) {
+  const { id, name, label, onClick } = props;
   return (
-    <button type="button" class="danger" aria-label={name} onClick={onClick}>
+    <button id={id} type="button" class="danger" aria-label={name} onClick={onClick}>
       {label}
     </button>
   );

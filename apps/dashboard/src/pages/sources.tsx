@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { del, get } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, SourceRow } from '../types';
@@ -15,6 +15,11 @@ export function SourcesPage({ project }: { project: Project }) {
   const [notice, run] = useNotice();
   // The source whose Delete was pressed once: it goes only when that is confirmed.
   const [confirming, setConfirming] = useState<number | undefined>(undefined);
+  // After Cancel the focus goes back to the Delete button it came from, not to the page's top.
+  const [cancelled, setCancelled] = useState<number | undefined>(undefined);
+  useLayoutEffect(() => {
+    if (cancelled !== undefined) document.getElementById(`delete-source-${cancelled}`)?.focus();
+  }, [cancelled]);
   // Typing searches after a short pause rather than on every key.
   useEffect(() => {
     const timer = setTimeout(() => {
@@ -88,7 +93,10 @@ export function SourcesPage({ project }: { project: Project }) {
                     {confirming === s.id ? (
                       <ConfirmDelete
                         source={s}
-                        onCancel={() => setConfirming(undefined)}
+                        onCancel={() => {
+                          setConfirming(undefined);
+                          setCancelled(s.id);
+                        }}
                         onConfirm={() => {
                           setConfirming(undefined);
                           void run(async () => {
@@ -100,9 +108,13 @@ export function SourcesPage({ project }: { project: Project }) {
                       />
                     ) : (
                       <DangerButton
+                        id={`delete-source-${s.id}`}
                         name={`Delete source ${s.source}`}
                         label="Delete"
-                        onClick={() => setConfirming(s.id)}
+                        onClick={() => {
+                          setCancelled(undefined);
+                          setConfirming(s.id);
+                        }}
                       />
                     )}
                   </td>

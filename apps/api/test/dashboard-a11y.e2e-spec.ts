@@ -152,12 +152,39 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     }
   });
 
+  it('has no serious axe violation with a task report, a conversation or a delete confirmation open', async () => {
+    await go('Indexes');
+    await page
+      .getByRole('button', { name: /^Report of task/ })
+      .first()
+      .click();
+    await page.getByRole('region', { name: /^Report of task/ }).waitFor();
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
+    await go('Conversations');
+    await page
+      .getByRole('button', { name: /^Open conversation/ })
+      .first()
+      .click();
+    await page.getByRole('region', { name: /^Conversation \d+/ }).waitFor();
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
+    await go('Sources');
+    await page
+      .getByRole('button', { name: /^Delete source / })
+      .first()
+      .click();
+    await page.getByRole('button', { name: /^Yes, delete source / }).waitFor();
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: /^Yes, delete source / }).waitFor({ state: 'detached' });
+  });
+
   it('fits every page in a 390 px wide phone screen without horizontal scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     for (const label of PAGES) {
       await go(label);
       await sleep(200); // charts and tables settle
       await screenshot(page, `dashboard-phone-${label.toLowerCase()}`);
+      expect([label, await seriousAxeViolations(page)]).toEqual([label, []]);
       const width = await page.evaluate('document.documentElement.scrollWidth');
       expect([label, width]).toEqual([label, expect.any(Number)]);
       expect({ label, fits: (width as number) <= 390, width }).toEqual({ label, fits: true, width });

@@ -41,6 +41,13 @@ export function citedAnswerHtml(
   return { html: markdownHtml(cited.text), pages: cited.pages };
 }
 
+/** The words of an answer as a screen reader should say them: no Markdown marks, no HTML. */
+export function spokenText(markdown: string): string {
+  // A parsed document neither runs scripts nor loads images.
+  const doc = new DOMParser().parseFromString(markdownHtml(markdown), 'text/html');
+  return (doc.body.textContent ?? '').replace(/\s+/g, ' ').trim();
+}
+
 export function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
 }

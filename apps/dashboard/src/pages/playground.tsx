@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { post, put, readChatStream, request, type StreamedSource } from '../api';
-import { citedAnswerHtml } from '../format';
+import { citedAnswerHtml, spokenText } from '../format';
 import type { Project } from '../types';
 import { CitedPages, Notice, Section, useNotice } from '../ui';
 
@@ -53,7 +53,7 @@ export function PlaygroundPage({ project }: { project: Project }) {
         } else if (event.kind === 'message') update(index, (t) => ({ ...t, messageId: event.id }));
         else update(index, (t) => ({ ...t, error: event.message }));
       }
-      setSaid(`Answer ${index + 1}: ${answer}`);
+      setSaid(`Answer ${index + 1}: ${spokenText(answer)}`);
     } catch (e) {
       update(index, (t) => ({ ...t, error: e instanceof Error ? e.message : String(e) }));
     } finally {

@@ -119,7 +119,7 @@ describe('Chat with a local GGUF model (e2e, tiny random-weight model)', () => {
       let rows: Array<{ text: string; complete: number }> = [];
       for (let i = 0; i < 250 && rows.length === 0; i++) {
         rows = await t.query(
-          "SELECT text, complete FROM messages WHERE sender = 'AI' AND complete = 0 ORDER BY id DESC LIMIT 1",
+          "SELECT text, complete FROM messages WHERE sender = 'AI' AND complete = 0 ORDER BY created_at DESC, id DESC LIMIT 1",
         );
         if (rows.length === 0) await new Promise((r) => setTimeout(r, 20));
       }

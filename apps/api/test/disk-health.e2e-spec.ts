@@ -1,28 +1,12 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { mountSmallDisk } from './small-disk';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
-/** Mounts a small tmpfs of its own (needs root), as full-disk.e2e-spec does; false where it may not. */
-function mountSmallDisk(dir: string, megabytes: number): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const mountPoint = mkdtempSync(join(tmpdir(), 'kbqa-disk-health-'));
-const mounted = mountSmallDisk(mountPoint, 16);
-if (!mounted) {
-  rmSync(mountPoint, { recursive: true, force: true });
-  console.warn(
-    'cannot mount a tmpfs here (needs root): the disk health test is SKIPPED. CI runs it as root.',
-  );
-}
+const disk = mountSmallDisk('kbqa-disk-health-', 16, 'the disk health test');
+const mountPoint = disk?.path ?? '';
+const mounted = disk !== undefined;
 
 const bigBatch = Array.from({ length: 400 }, (_, i) => ({
   source: `big/doc${i}`,
@@ -41,8 +25,7 @@ const bigBatch = Array.from({ length: 400 }, (_, i) => ({
   });
   afterAll(async () => {
     await t.close();
-    execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk?.unmount();
   });
 
   const health = async () =>

@@ -1,29 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { mountSmallDisk } from './small-disk';
 import { startTestApp, type TestApp } from './helpers';
 
-/** Mounts a small tmpfs of its own (needs root); undefined where the test may not mount one. */
-function mountSmallDisk(dir: string, megabytes: number): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${megabytes}m`, 'tmpfs', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const mountPoint = mkdtempSync(join(tmpdir(), 'kbqa-full-disk-'));
 // The last ingestion's WAL alone grows to about 12.5 MB (nothing can be checkpointed while the
 // disk is full before it), so the disk has room for it twice over once the fillers are gone: with
 // 16 MB it ended with 380 KB free, and a slower run filled it and retried for minutes.
-const mounted = mountSmallDisk(mountPoint, 40);
-if (!mounted) {
-  rmSync(mountPoint, { recursive: true, force: true });
-  console.warn('cannot mount a tmpfs here (needs root): the full-disk test is SKIPPED. CI runs it as root.');
-}
+const disk = mountSmallDisk('kbqa-full-disk-', 40, 'the full-disk test');
+const mountPoint = disk?.path ?? '';
+const mounted = disk !== undefined;
 
 const bigBatch = (n: number) =>
   Array.from({ length: 400 }, (_, i) => ({
@@ -41,8 +27,7 @@ const bigBatch = (n: number) =>
   });
   afterAll(async () => {
     await t.close();
-    execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk?.unmount();
   });
 
   const statusOf = async (id: number, key: string) =>

@@ -1,48 +1,9 @@
-import {
-  KbqaError,
-  type AnswerGenerator,
-  type AnswerRequest,
-  type AnswerSource,
-  type AnswerTool,
-  type AnswerToolEvent,
-} from '@kbqa/core';
+import { KbqaError, type AnswerGenerator, type AnswerTool, type AnswerToolEvent } from '@kbqa/core';
 import { ExtractiveAnswerGenerator } from './extractive-answer.generator';
 import { LocalAnswerGenerator, type LocalChatModel } from './local-answer.generator';
 import { grammarSafeSchema, toolChoiceSchema } from './local-tool-choice';
 import { DEFAULT_SYSTEM_PROMPT, type ChatMessage } from './openai.prompts';
-
-const sources: AnswerSource[] = [
-  {
-    n: 1,
-    title: 'Plugins',
-    link: 'https://fastify.dev/docs/latest/Reference/Plugins/',
-    content: 'Use the `register` API to add one or more plugins.',
-    score: 0.9,
-  },
-  {
-    n: 2,
-    title: 'Reply',
-    link: 'https://fastify.dev/docs/latest/Reference/Reply/',
-    content: '`.code(statusCode)` - Sets the status code.',
-    score: 0.7,
-  },
-];
-
-function request(overrides: Partial<AnswerRequest> = {}): AnswerRequest {
-  return {
-    question: 'How do I add a plugin?',
-    sources,
-    history: [],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
-  const pieces: string[] = [];
-  for await (const piece of iterable) pieces.push(piece);
-  return pieces;
-}
+import { collect, request } from '../test/model-request';
 
 /** A model that replies with fixed pieces and records what it was asked. */
 class FakeLocalModel implements LocalChatModel {

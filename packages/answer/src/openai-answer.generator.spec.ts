@@ -21,41 +21,9 @@ import {
   type OpenAiAnswerGeneratorOptions,
 } from './openai-answer.generator';
 import { DEFAULT_SYSTEM_PROMPT } from './openai.prompts';
+import { collect, request, sources } from '../test/model-request';
 
 const API_KEY = 'sk-test-0123456789abcdef';
-
-const sources: AnswerSource[] = [
-  {
-    n: 1,
-    title: 'Plugins',
-    link: 'https://fastify.dev/docs/latest/Reference/Plugins/',
-    content: 'Use the `register` API to add one or more plugins.',
-    score: 0.9,
-  },
-  {
-    n: 2,
-    title: 'Reply',
-    link: 'https://fastify.dev/docs/latest/Reference/Reply/',
-    content: '`.code(statusCode)` - Sets the status code.',
-    score: 0.7,
-  },
-];
-
-function request(overrides: Partial<AnswerRequest> = {}): AnswerRequest {
-  return {
-    question: 'How do I add a plugin?',
-    sources,
-    history: [],
-    signal: new AbortController().signal,
-    ...overrides,
-  };
-}
-
-async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
-  const pieces: string[] = [];
-  for await (const piece of iterable) pieces.push(piece);
-  return pieces;
-}
 
 async function failure(iterable: AsyncIterable<string>): Promise<KbqaError> {
   try {

@@ -29,6 +29,17 @@ async function ingest(t: TestApp, p: TestProject): Promise<void> {
   await t.waitForTask(res.body.task_id);
 }
 
+/** serviceChat with no history: over SSE when `stream`, else JSON (`shouldStream: false`). */
+function ask(t: TestApp, key: string, question: string, stream: boolean) {
+  const req = request(t.http).post('/v1/serviceChat');
+  return (stream ? req.set('Accept', 'text/event-stream') : req).send({
+    api_key: key,
+    question,
+    history: [],
+    ...(stream ? {} : { shouldStream: false }),
+  });
+}
+
 describe('Chat with a local GGUF model (e2e, tiny random-weight model)', () => {
   let dir: string;
   let t: TestApp;
@@ -63,11 +74,7 @@ describe('Chat with a local GGUF model (e2e, tiny random-weight model)', () => {
   });
 
   it('streams the model tokens over SSE after the sources', async () => {
-    const res = await request(t.http)
-      .post('/v1/serviceChat')
-      .set('Accept', 'text/event-stream')
-      .send({ api_key: p.serverKey, question: 'How do I decorate the instance?', history: [] })
-      .expect(200);
+    const res = await ask(t, p.serverKey, 'How do I decorate the instance?', true).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     const events = parseSse(res.text);
     expect(events[0]!.chunk).toBe('<|source|>');
@@ -79,15 +86,7 @@ describe('Chat with a local GGUF model (e2e, tiny random-weight model)', () => {
   });
 
   it('answers in JSON with the generated text', async () => {
-    const res = await request(t.http)
-      .post('/v1/serviceChat')
-      .send({
-        api_key: p.serverKey,
-        question: 'How do I decorate the instance?',
-        history: [],
-        shouldStream: false,
-      })
-      .expect(200);
+    const res = await ask(t, p.serverKey, 'How do I decorate the instance?', false).expect(200);
     expect(res.body).toMatchObject({
       answer: { text: expect.stringMatching(/\w+ \w+ \w+/) },
       message_id: expect.any(Number),
@@ -167,21 +166,9 @@ describe('Chat with a corrupt local model file (e2e)', () => {
   });
 
   it('answers with the extractive generator instead, in JSON and over SSE', async () => {
-    const json = await request(t.http)
-      .post('/v1/serviceChat')
-      .send({
-        api_key: p.serverKey,
-        question: 'How do I decorate the instance?',
-        history: [],
-        shouldStream: false,
-      })
-      .expect(200);
+    const json = await ask(t, p.serverKey, 'How do I decorate the instance?', false).expect(200);
     expect(json.body.answer.text).toMatch(/decorate/i);
-    const sse = await request(t.http)
-      .post('/v1/serviceChat')
-      .set('Accept', 'text/event-stream')
-      .send({ api_key: p.serverKey, question: 'How do I decorate the instance?', history: [] })
-      .expect(200);
+    const sse = await ask(t, p.serverKey, 'How do I decorate the instance?', true).expect(200);
     expect(answerText(parseSse(sse.text))).toBe(json.body.answer.text);
   });
 });
@@ -251,10 +238,7 @@ describe('A busy local model (e2e, one sequence, a queue of one)', () => {
       await b.readUntil((events) => events.some((e) => e.chunk === '<|source|>'));
       expect(await llmHealth(t)).toMatchObject({ running: 1, waiting: 1 });
 
-      const refused = await request(t.http)
-        .post('/v1/serviceChat')
-        .send({ api_key: p.serverKey, question: 'hooks', history: [], shouldStream: false })
-        .expect(503);
+      const refused = await ask(t, p.serverKey, 'hooks', false).expect(503);
       expect(refused.headers['retry-after']).toMatch(/^\d+$/);
       expect(refused.body).toEqual({ error: expect.stringContaining('busy'), code: 'MODEL_BUSY' });
 
@@ -314,11 +298,7 @@ describe('Chat with a local model and a project tool (e2e, tool API on 127.0.0.1
   });
 
   it('offers the tool; any call the grammar lets the model make names it with valid arguments', async () => {
-    const res = await request(t.http)
-      .post('/v1/serviceChat')
-      .set('Accept', 'text/event-stream')
-      .send({ api_key: p.serverKey, question: 'How many units of the product are left?', history: [] })
-      .expect(200);
+    const res = await ask(t, p.serverKey, 'How many units of the product are left?', true).expect(200);
     const events = parseSse(res.text);
     expect(events.some((e) => e.chunk === '<|loading_tools|>')).toBe(true);
     const called = events.filter((e) => e.chunk === '<|tool_called|>');

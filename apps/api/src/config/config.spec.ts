@@ -47,11 +47,11 @@ describe(loadConfig.name, () => {
   it('finds a local model in the models folder unless KBQA_LLM_MODEL_FILE names the file', () => {
     expect(loadConfig({ KBQA_LLM: 'local', KBQA_DATA_DIR: '/d' }, '/tmp').llm).toEqual({
       kind: 'local',
-      model: 'qwen2.5-0.5b-instruct',
-      modelFile: '/d/models/llm/qwen2.5-0.5b-instruct.gguf',
+      model: 'qwen3-0.6b',
+      modelFile: '/d/models/llm/qwen3-0.6b.gguf',
       contextTokens: 750,
       maxTokens: 512,
-      sequences: 1,
+      sequences: undefined,
       maxQueue: 8,
       threads: undefined,
     });
@@ -65,6 +65,12 @@ describe(loadConfig.name, () => {
       '/w',
     ).llm;
     expect(file).toMatchObject({ modelFile: '/w/x.gguf', threads: 2 });
+    expect(loadConfig({ KBQA_LLM: 'local', KBQA_LLM_SEQUENCES: '3' }, '/w').llm).toMatchObject({
+      sequences: 3,
+    });
+    expect(loadConfig({ KBQA_LLM: 'local', KBQA_LLM_SEQUENCES: 'auto' }, '/w').llm).toMatchObject({
+      sequences: undefined,
+    });
   });
 
   it('uses SQLite unless KBQA_DATABASE_URL names a PostgreSQL database', () => {

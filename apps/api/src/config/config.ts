@@ -121,8 +121,11 @@ export interface AppConfig {
         contextTokens: number;
         /** KBQA_LLM_MAX_TOKENS: longest answer in tokens. */
         maxTokens: number;
-        /** KBQA_LLM_SEQUENCES: answers generated at once. */
-        sequences: number;
+        /**
+         * KBQA_LLM_SEQUENCES: answers generated at once; undefined (unset or `auto`) lets the
+         * model's loader choose from the host's cores and free memory.
+         */
+        sequences: number | undefined;
         /** KBQA_LLM_QUEUE: answers that may wait for a sequence; past it, 503. */
         maxQueue: number;
         /** KBQA_LLM_THREADS: CPU threads (node-llama-cpp's default when undefined). */
@@ -295,7 +298,10 @@ export function loadConfig(
       modelFile,
       contextTokens: int(env, 'KBQA_LLM_CONTEXT_TOKENS', DEFAULT_MODEL_CONTEXT_TOKENS, 50, 100_000),
       maxTokens: int(env, 'KBQA_LLM_MAX_TOKENS', 512, 1, 8192),
-      sequences: int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
+      sequences:
+        !env.KBQA_LLM_SEQUENCES || env.KBQA_LLM_SEQUENCES.trim().toLowerCase() === 'auto'
+          ? undefined
+          : int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
       maxQueue: int(env, 'KBQA_LLM_QUEUE', 8, 0, 10_000),
       threads,
     };

@@ -302,10 +302,13 @@ describe('Chat with a local model and a project tool (e2e, tool API on 127.0.0.1
     const events = parseSse(res.text);
     expect(events.some((e) => e.chunk === '<|loading_tools|>')).toBe(true);
     const called = events.filter((e) => e.chunk === '<|tool_called|>');
-    expect(called.length).toBeLessThanOrEqual(1);
-    // Random weights choose the tool or no tool; either way the choice is well-formed.
+    // Random weights choose the tool or no tool, each round; every choice is well-formed, and a
+    // call repeated with the same arguments ends the rounds, so two SKUs allow two calls at most.
+    expect(called.length).toBeLessThanOrEqual(2);
     for (const e of called) expect(e.metadata).toEqual({ name: 'stock' });
-    expect(received).toEqual(called.length === 1 ? [expect.stringMatching(/^\/stock\/(A-1|B-2)$/)] : []);
+    expect(received).toHaveLength(called.length);
+    for (const url of received) expect(url).toMatch(/^\/stock\/(A-1|B-2)$/);
+    expect(new Set(received).size).toBe(received.length);
     expect(events[events.length - 1]!.chunk).toBe('<|message_id|>');
     expect(answerText(events).trim()).not.toBe('');
   });

@@ -48,6 +48,7 @@ function localGenerator(
     modelName: config.model,
     // KBQA_TOOL_MAX_ROUNDS=0 offers no tools, as with an OpenAI-compatible model.
     toolCalls: toolRounds > 0,
+    maxToolRounds: toolRounds,
     loadModel: () => loadLocalModel(config),
     fallback,
     contextTokens: config.contextTokens,

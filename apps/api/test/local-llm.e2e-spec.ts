@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDocsCorpusFile, startServer, type TestServer } from '@kbqa/core/testing';
+import { DEFAULT_LOCAL_MODEL } from '@kbqa/llm-local';
 import { writeTinyGguf } from '@kbqa/llm-local/testing';
 import request from 'supertest';
 import { ToolsService } from '../src/tools/tools.service';
@@ -66,7 +67,7 @@ describe('Chat with a local GGUF model (e2e, tiny random-weight model)', () => {
 
   it('reports the loaded model in /health', async () => {
     expect(await llmHealth(t)).toEqual({
-      model: 'qwen2.5-0.5b-instruct',
+      model: DEFAULT_LOCAL_MODEL,
       state: 'ready',
       running: 0,
       waiting: 0,
@@ -154,7 +155,7 @@ describe('Chat with a corrupt local model file (e2e)', () => {
   it('says why in /health, without the folder of the file', async () => {
     const llm = await llmHealth(t);
     expect(llm).toEqual({
-      model: 'qwen2.5-0.5b-instruct',
+      model: DEFAULT_LOCAL_MODEL,
       state: 'unavailable',
       detail: expect.stringContaining(
         'Model file broken.gguf is not a GGUF model file: the file does not start with the GGUF magic',

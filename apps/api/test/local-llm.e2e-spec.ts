@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDocsCorpusFile, startServer, type TestServer } from '@kbqa/core/testing';
 import { DEFAULT_LOCAL_MODEL } from '@kbqa/llm-local';
@@ -71,7 +71,11 @@ describe('Chat with a local GGUF model (e2e, tiny random-weight model)', () => {
       state: 'ready',
       running: 0,
       waiting: 0,
+      sequences: expect.any(Number),
     });
+    // KBQA_LLM_SEQUENCES unset: one sequence per two cores (memory is plentiful for the tiny model).
+    const { sequences } = await llmHealth(t);
+    expect(sequences).toBe(Math.min(16, Math.max(1, Math.floor(availableParallelism() / 2))));
   });
 
   it('streams the model tokens over SSE after the sources', async () => {
@@ -193,7 +197,8 @@ describe('A busy local model (e2e, one sequence, a queue of one)', () => {
     });
     p = await t.createProject('busy');
     await ingest(t, p);
-    expect(await llmHealth(t)).toMatchObject({ state: 'ready' });
+    // KBQA_LLM_SEQUENCES=1 overrides the count chosen from the host.
+    expect(await llmHealth(t)).toMatchObject({ state: 'ready', sequences: 1 });
     const server = t.app.getHttpServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;

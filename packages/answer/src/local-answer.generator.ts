@@ -29,8 +29,8 @@ export interface LocalChatModel {
       jsonSchema?: Record<string, unknown>;
     },
   ): AsyncIterable<string>;
-  /** Answers running and waiting, for `/health`. */
-  readonly load?: { running: number; waiting: number };
+  /** Answers running and waiting, and how many may run at once, for `/health`. */
+  readonly load?: { running: number; waiting: number; sequences?: number };
   /** Throws KbqaError('MODEL_BUSY') when an answer now would be refused. */
   throwIfBusy?(): void;
   dispose(): Promise<void>;
@@ -46,6 +46,8 @@ export interface LocalModelStatus {
   detail?: string;
   running?: number;
   waiting?: number;
+  /** Answers the model writes at once (KBQA_LLM_SEQUENCES, or chosen from cores and memory). */
+  sequences?: number;
 }
 
 export interface LocalAnswerGeneratorOptions {
@@ -124,6 +126,7 @@ export class LocalAnswerGenerator implements AnswerGenerator {
       state: this.state,
       ...(this.detail ? { detail: this.detail } : {}),
       ...(load ? { running: load.running, waiting: load.waiting } : {}),
+      ...(load?.sequences !== undefined ? { sequences: load.sequences } : {}),
     };
   }
 

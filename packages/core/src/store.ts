@@ -107,6 +107,14 @@ export interface ChunkStore extends Retriever {
    * never absent.
    */
   absentWords(projectId: number, words: string[]): MaybePromise<string[]>;
+  /** The distinct string or number values documents of the project hold in metadata `field`, up to `limit`. */
+  metadataValues(projectId: number, field: string, limit: number): MaybePromise<Array<string | number>>;
+  /** The value of metadata `field` of each of the project's documents `documentIds` that has one. */
+  documentsMetadataField(
+    projectId: number,
+    documentIds: number[],
+    field: string,
+  ): MaybePromise<Map<number, string | number>>;
   /** A short step of index upkeep between writes (FTS5 segment merging for SQLite). */
   maintain(): MaybePromise<void>;
 }

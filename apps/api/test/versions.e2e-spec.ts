@@ -144,14 +144,18 @@ describe('versioned documentation (e2e, local site on 127.0.0.1)', () => {
     });
 
     it('never cites the same page of two versions for a page unchanged across them', async () => {
-      const reply = await ask(p, 'What is Acme, the web framework?', { retriever_options: { num_chunks: 10 } });
+      const reply = await ask(p, 'What is Acme, the web framework?', {
+        retriever_options: { num_chunks: 10 },
+      });
       const intros = reply.sources.filter((s) => s.content.includes('small web framework'));
       expect(intros).toHaveLength(1);
       expect(path(intros[0]!)).toBe('/docs/intro');
     });
 
     it('takes where.version as the same filter, and refuses both forms at once', async () => {
-      const reply = await ask(p, 'How do I open the server on a port?', { where: { version: { $eq: '2.x' } } });
+      const reply = await ask(p, 'How do I open the server on a port?', {
+        where: { version: { $eq: '2.x' } },
+      });
       expect(reply.sources.length).toBeGreaterThan(0);
       for (const s of reply.sources) expect(s.metadata).toEqual({ version: '2.x' });
       const both = await t
@@ -204,7 +208,12 @@ describe('versioned documentation (e2e, local site on 127.0.0.1)', () => {
         ['1.x', 'v1'],
       ] as const) {
         // Read the Docs points every version's canonical URL at the default version's page.
-        site.pages.set(`/en/${slug}/intro.html`, { title: 'Intro', body: INTRO, meta: rtd(slug), canonical: '/en/stable/intro.html' });
+        site.pages.set(`/en/${slug}/intro.html`, {
+          title: 'Intro',
+          body: INTRO,
+          meta: rtd(slug),
+          canonical: '/en/stable/intro.html',
+        });
         site.pages.set(`/en/${slug}/server.html`, {
           title: 'Server',
           body: API[v],
@@ -245,7 +254,11 @@ describe('versioned documentation (e2e, local site on 127.0.0.1)', () => {
 
     it('refuses a pattern that is not a regular expression', async () => {
       const res = await t
-        .post('/v1/ingestData', { api_key: p.serverKey, url: `${site.origin}/guide/intro`, version_pattern: '^/v(' })
+        .post('/v1/ingestData', {
+          api_key: p.serverKey,
+          url: `${site.origin}/guide/intro`,
+          version_pattern: '^/v(',
+        })
         .expect(400);
       expect(res.body.error).toContain('version_pattern');
     });

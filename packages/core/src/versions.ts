@@ -43,12 +43,16 @@ export interface VersionStamp {
  * (or whole match) is the version; pages it does not match have no version.
  */
 export function parseVersionPattern(pattern: string): RegExp {
-  if (pattern.length > 200) throw new KbqaError('BAD_REQUEST', 'version_pattern is longer than 200 characters');
+  if (pattern.length > 200)
+    throw new KbqaError('BAD_REQUEST', 'version_pattern is longer than 200 characters');
   let regex: RegExp;
   try {
     regex = new RegExp(pattern);
   } catch (e) {
-    throw new KbqaError('BAD_REQUEST', `version_pattern is not a regular expression: ${(e as Error).message}`);
+    throw new KbqaError(
+      'BAD_REQUEST',
+      `version_pattern is not a regular expression: ${(e as Error).message}`,
+    );
   }
   return regex;
 }
@@ -96,12 +100,15 @@ export function stampVersion(
     return { version, isDefault: !segments.includes(segment) };
   }
   const rtd = READ_THE_DOCS_PATH.exec(path);
-  const slug = hints.readTheDocs?.trim() || (rtd && READ_THE_DOCS_HOST.test(parsed.hostname) ? rtd[2] : undefined);
+  const slug =
+    hints.readTheDocs?.trim() || (rtd && READ_THE_DOCS_HOST.test(parsed.hostname) ? rtd[2] : undefined);
   if (slug) {
     return {
       version: slug,
       isDefault:
-        options.defaultVersion !== undefined ? slug === options.defaultVersion : READ_THE_DOCS_DEFAULTS.has(slug),
+        options.defaultVersion !== undefined
+          ? slug === options.defaultVersion
+          : READ_THE_DOCS_DEFAULTS.has(slug),
     };
   }
   return undefined;

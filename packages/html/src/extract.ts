@@ -225,8 +225,10 @@ function scanDocument(doc: Document): Scan {
         } else if (tag === 'META') {
           const name = child.getAttribute('name')?.toLowerCase();
           if (name === 'generator') scan.generator = child.getAttribute('content') ?? '';
-          else if (name === 'docusaurus_version') scan.docusaurusVersion = child.getAttribute('content') ?? '';
-          else if (name === 'readthedocs-version-slug') scan.readTheDocsVersion = child.getAttribute('content') ?? '';
+          else if (name === 'docusaurus_version')
+            scan.docusaurusVersion = child.getAttribute('content') ?? '';
+          else if (name === 'readthedocs-version-slug')
+            scan.readTheDocsVersion = child.getAttribute('content') ?? '';
           if (child.getAttribute('property') === 'og:title')
             scan.ogTitle = child.getAttribute('content')?.trim();
         } else if (tag === 'LINK' && scan.canonical === undefined) {

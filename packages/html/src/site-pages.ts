@@ -158,7 +158,10 @@ export class SitePageIndex {
       return { skipped: `duplicate of ${key}`, code: 'DUPLICATE' };
     const empty = emptyPageReason(page);
     if (empty) return { skipped: empty, code: 'NO_CONTENT' };
-    const same = this.contents.claim(stamp ? `${stamp.version}\u0000${page.markdown}` : page.markdown, pageUrl);
+    const same = this.contents.claim(
+      stamp ? `${stamp.version}\u0000${page.markdown}` : page.markdown,
+      pageUrl,
+    );
     if (same) return { skipped: `same content as ${same}`, code: 'DUPLICATE' };
     this.indexed.add(key);
     this.indexed.add(pageUrl);

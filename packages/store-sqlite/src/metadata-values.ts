@@ -6,7 +6,10 @@ import type BetterSqlite3 from 'better-sqlite3';
  * passage). JSON booleans are left out, as the `where` filter leaves them out.
  */
 export class MetadataValues {
-  private readonly distinct: BetterSqlite3.Statement<[string, string, number, number], { v: string | number }>;
+  private readonly distinct: BetterSqlite3.Statement<
+    [string, string, number, number],
+    { v: string | number }
+  >;
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.distinct = db.prepare(

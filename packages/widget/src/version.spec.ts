@@ -7,7 +7,9 @@ const tags =
 
 describe(pageVersion.name, () => {
   it('sends no version without the attribute', () => {
-    expect(pageVersion(undefined, undefined, tags({ docusaurus_version: '2.x' }), '/docs/2.x/a')).toBeUndefined();
+    expect(
+      pageVersion(undefined, undefined, tags({ docusaurus_version: '2.x' }), '/docs/2.x/a'),
+    ).toBeUndefined();
     expect(pageVersion('  ', undefined, tags({}), '/')).toBeUndefined();
   });
 

@@ -101,7 +101,13 @@ export class McpKnowledgeService {
     await this.countRequest(caller);
     const projectId = caller.auth.projectId;
     const topK = NUM_CHUNKS.default;
-    const { hits } = await this.retrieval.retrieveVersioned({ projectId, question, topK, filters: [], threshold: 0 });
+    const { hits } = await this.retrieval.retrieveVersioned({
+      projectId,
+      question,
+      topK,
+      filters: [],
+      threshold: 0,
+    });
     const taught = await this.teaching.match(projectId, question);
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const project = await this.projects.getProject(projectId);

@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startServer, type TestServer } from '@kbqa/core/testing';
+import { AnalyticsService } from '../src/admin/analytics.service';
+import { AdminSourcesService } from '../src/admin/sources.service';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
 /**
@@ -121,6 +123,11 @@ describe('versioned documentation (e2e, local site on 127.0.0.1)', () => {
       expect(byPath.get('/docs/server')).toEqual({ version: '3.x', version_default: 1 });
       expect(byPath.get('/docs/2.x/server')).toEqual({ version: '2.x', version_default: 0 });
       expect(byPath.get('/docs/1.x/intro')).toEqual({ version: '1.x', version_default: 0 });
+      // The operator's source list (the dashboard's Sources page) shows each page's version.
+      const listed = await t.app.get(AdminSourcesService).list(p.id, { limit: 100 });
+      const versionOf = new Map(listed.sources.map((s) => [new URL(s.source).pathname, s.version]));
+      expect(versionOf.get('/docs/2.x/server')).toBe('2.x');
+      expect(versionOf.get('/docs/hooks')).toBe('3.x');
     });
 
     it('answers from the asked version, and from the default one when none is asked', async () => {
@@ -175,6 +182,21 @@ describe('versioned documentation (e2e, local site on 127.0.0.1)', () => {
       expect(reply.answer.text.startsWith('Version 1.x of the documentation does not cover this')).toBe(true);
       expect(reply.answer.text).toContain('comes from version 3.x');
       expect(reply.sources.map(path)).toContain('/docs/hooks');
+    });
+
+    it('counts questions per version and lists the gaps of one version', async () => {
+      await ask(p, 'How do I configure quantum teleportation?', { version: '2.x' });
+      const analytics = t.app.get(AnalyticsService);
+      const stats = await analytics.analytics(p.id, {});
+      const asked = new Map(stats.questions_per_version.map((v) => [v.version, v.questions]));
+      // 1.x: the two questions of the version test, and the hook question; 2.x: one, where.version's, this.
+      expect(asked.get('1.x')).toBe(2);
+      expect(asked.get('2.x')).toBe(3);
+      expect(asked.get(null)).toBeGreaterThanOrEqual(2);
+      const gaps2 = await analytics.gaps(p.id, { version: '2.x' });
+      expect(gaps2.gaps.map((g) => g.question)).toEqual(['How do I configure quantum teleportation?']);
+      const gaps1 = await analytics.gaps(p.id, { version: '1.x' });
+      expect(gaps1.gaps.map((g) => g.question)).not.toContain('How do I configure quantum teleportation?');
     });
 
     it('a sync removes a version the site dropped and adds a new one', async () => {

@@ -147,6 +147,8 @@ export interface NewMessage {
   complete: boolean;
   /** Tool calls made for an AI message, stored as given (none when absent). */
   toolsUsed?: unknown[];
+  /** For a Human message, the documentation version it asked about (serviceChat's `version`). */
+  version?: string | null;
 }
 
 /** Filters of the message export: a rating and inclusive UTC days (`YYYY-MM-DD`). */

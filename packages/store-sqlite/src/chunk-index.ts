@@ -412,7 +412,11 @@ export class SqliteChunkIndex implements ChunkStore {
     return this.metadata.values(projectId, field, limit);
   }
 
-  documentsMetadataField(projectId: number, documentIds: number[], field: string): Map<number, string | number> {
+  documentsMetadataField(
+    projectId: number,
+    documentIds: number[],
+    field: string,
+  ): Map<number, string | number> {
     return this.metadata.ofDocuments(projectId, documentIds, field);
   }
 

@@ -10,6 +10,7 @@ import {
   type HistoryTurn,
   type KeyKind,
   KbqaError,
+  type MetadataCondition,
   parseWhere,
   type SearchHit,
   VERSION_FIELD,
@@ -90,6 +91,8 @@ export class ChatService {
     const topK = dto.retriever_options?.num_chunks ?? NUM_CHUNKS.default;
     const threshold = dto.relevance_threshold ?? 0;
     const search = searchQuestion(dto.question, standalone, history);
+    // The version asked about, stored with the question for analytics per version.
+    const asked = dto.version ?? whereVersion(filters);
     const { hits, fallbackVersion } = await this.retrieval.retrieveVersioned({
       projectId,
       ...search,
@@ -111,9 +114,9 @@ export class ChatService {
       continued !== undefined
         ? {
             conversationId: continued,
-            humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question),
+            humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question, asked),
           }
-        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question);
+        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question, asked);
     // The reader's own words, not the conversation's: a follow-up may name what the docs lack.
     const unknownWords = this.generator.usesUnknownWords
       ? await this.retrieval.absentWords(projectId, questionWords(dto.question))
@@ -270,4 +273,10 @@ export function versionNote(asked: string | undefined, answeredFrom: string): st
 async function* withLead(lead: string, pieces: AsyncIterable<string>): AsyncIterable<string> {
   yield lead;
   yield* pieces;
+}
+
+/** The version a `where` filter asks for with `$eq`, when it does. */
+function whereVersion(filters: MetadataCondition[]): string | undefined {
+  const only = filters.find((f) => f.field === VERSION_FIELD && f.op === '$eq');
+  return only === undefined ? undefined : String(only.value);
 }

@@ -51,7 +51,7 @@ export class MessageWrites {
     const column = <T>(pick: (w: MessageWrite) => T): T[] => batch.map((p) => pick(p.write));
     const { rows } = await this.pool.query<{ conversation_id: number | string; message_id: number | string }>(
       {
-        name: 'kbqa_message_writes_v2',
+        name: 'kbqa_message_writes',
         text: `WITH input AS (
          SELECT u.*,
                 CASE WHEN u.conversation_id IS NULL THEN u.drawn_conversation END AS new_conversation

@@ -27,6 +27,7 @@ const BENCHMARKS = [
   { name: 'github', script: 'bench/github.js' },
   { name: 'resync', script: 'bench/resync.js' },
   { name: 'widget-size', script: 'bench/widget-size.js' },
+  { name: 'versions', script: 'bench/versions.js' },
 ];
 
 const today = new Date().toISOString().slice(0, 10);

@@ -49,7 +49,8 @@ export async function backupDatabase(
     let restarted = false;
     await db.backup(tmp, {
       progress: ({ remainingPages }) => {
-        if (remainingPages > last) restarted = true;
+        // Each step leaves fewer pages; as many or more again means the copy started over.
+        if (remainingPages >= last) restarted = true;
         last = remainingPages;
         return restarted ? ALL_PAGES : PAGES_PER_STEP;
       },

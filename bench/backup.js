@@ -66,14 +66,18 @@ async function main() {
     await load;
     const backupBytes = statSync(file).size;
     const restoreS = await timed(['restore', file], { ...env, KBQA_DATA_DIR: path.join(root, 'restored') });
+    // The command line's own start (loading the application), which both times above include.
+    const startS = await timed(['backup', '--help'], env);
     console.log('## Backup and restore (issue 38)\n');
     console.log(
       `${total} raw documents of ~2 KB (lexical only); \`kbqa backup\` while the service runs, then \`kbqa restore\` into an empty directory. Times include the CLI's start.\n`,
     );
-    console.log('| database MB | backup MB | backup s | restore s | chats answered during the backup |');
-    console.log('|---|---|---|---|---|');
     console.log(
-      `| ${(dbBytes / 1e6).toFixed(1)} | ${(backupBytes / 1e6).toFixed(1)} | ${backupS.toFixed(2)} | ${restoreS.toFixed(2)} | ${chats} |`,
+      '| database MB | backup MB | backup s | restore s | CLI start alone s | chats answered during the backup |',
+    );
+    console.log('|---|---|---|---|---|---|');
+    console.log(
+      `| ${(dbBytes / 1e6).toFixed(1)} | ${(backupBytes / 1e6).toFixed(1)} | ${backupS.toFixed(2)} | ${restoreS.toFixed(2)} | ${startS.toFixed(2)} | ${chats} |`,
     );
   } finally {
     await server.stop();

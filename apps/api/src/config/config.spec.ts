@@ -89,6 +89,21 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ KBQA_TOOL_MAX_ROUNDS: '10' }, '/tmp').tools.maxRounds).toBe(10);
   });
 
+  it('schedules no backups unless KBQA_BACKUP_INTERVAL is a duration, and keeps 7 unless told', () => {
+    expect(loadConfig({}, '/tmp').backup).toEqual({ intervalMs: undefined, keep: 7 });
+    expect(loadConfig({ KBQA_BACKUP_INTERVAL: 'off' }, '/tmp').backup.intervalMs).toBeUndefined();
+    expect(loadConfig({ KBQA_BACKUP_INTERVAL: '6h', KBQA_BACKUP_KEEP: '3' }, '/tmp').backup).toEqual({
+      intervalMs: 6 * 3_600_000,
+      keep: 3,
+    });
+    expect(() => loadConfig({ KBQA_BACKUP_INTERVAL: 'daily' }, '/tmp')).toThrow(
+      /KBQA_BACKUP_INTERVAL must be a duration/,
+    );
+    expect(() => loadConfig({ KBQA_BACKUP_KEEP: '0' }, '/tmp')).toThrow(
+      /KBQA_BACKUP_KEEP must be an integer/,
+    );
+  });
+
   it("reports the service's own package version", () => {
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
       version: string;

@@ -88,6 +88,11 @@ export interface AppConfig {
   syncIntervalMs: number;
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
   dashboardSessionMs: number;
+  /**
+   * Scheduled backups of the SQLite deployment into `<data dir>/backups/`: every
+   * KBQA_BACKUP_INTERVAL (off when undefined), keeping the newest KBQA_BACKUP_KEEP (default 7).
+   */
+  backup: { intervalMs: number | undefined; keep: number };
   chunker: { targetSize: number; maxSize: number; overlap: number };
   embedding: {
     model: string;
@@ -349,6 +354,12 @@ export function loadConfig(
     trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
     dashboardSessionMs: duration(env, 'KBQA_DASHBOARD_SESSION', 12 * 3_600_000, 1_000),
+    backup: {
+      intervalMs: ['', 'off', '0'].includes(env.KBQA_BACKUP_INTERVAL?.trim().toLowerCase() ?? '')
+        ? undefined
+        : duration(env, 'KBQA_BACKUP_INTERVAL', 0, 1_000),
+      keep: int(env, 'KBQA_BACKUP_KEEP', 7, 1, 100_000),
+    },
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

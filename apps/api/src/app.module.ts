@@ -15,6 +15,7 @@ import { HealthController } from './health/health.controller';
 import { HealthModule } from './health/health.module';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
+import { IntegrationsModule } from './integrations/integrations.module';
 import { McpModule } from './mcp/mcp.module';
 import { ProjectsModule } from './projects/projects.module';
 import { ReadPoolModule } from './retrieval/read-pool.module';
@@ -42,6 +43,7 @@ export class AppModule {
         AdminModule,
         DashboardModule,
         McpModule,
+        IntegrationsModule,
       ],
       controllers: [HealthController, SourcesController],
       providers: [

@@ -23,7 +23,7 @@ import { AdminTaughtController } from './taught.controller';
 import { AdminToolsController } from './tools.controller';
 import { AdminToolSourcesController } from './tool-sources.controller';
 import { ToolsModule } from '../tools/tools.module';
-import { IntegrationSettingsModule } from '../integrations/integrations.module';
+import { IntegrationSettingsModule } from '../integrations/integration-settings.module';
 import { AdminIntegrationsController } from './integrations.controller';
 
 /**

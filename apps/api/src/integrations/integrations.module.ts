@@ -1,20 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ChatModule } from '../chat/chat.module';
 import { RateLimitModule } from '../common/rate-limit.module';
-import { ProjectsModule } from '../projects/projects.module';
-import { ToolsModule } from '../tools/tools.module';
 import { IntegrationAnswers } from './integration-answers';
+import { IntegrationSettingsModule } from './integration-settings.module';
 import { IntegrationsEndpoint } from './integrations-route';
-import { IntegrationsRepository } from './integrations.repository';
-import { IntegrationsService } from './integrations.service';
-
-/** The integrations' configuration: for the operator API, the dashboard and the command line. */
-@Module({
-  imports: [ProjectsModule, ToolsModule],
-  providers: [IntegrationsRepository, IntegrationsService],
-  exports: [IntegrationsRepository, IntegrationsService],
-})
-export class IntegrationSettingsModule {}
 
 /**
  * Slack and Discord answering through the chat (docs/integrations.md); the webhooks themselves

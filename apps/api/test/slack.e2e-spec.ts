@@ -29,6 +29,7 @@ describe('Slack integration (e2e, a fake Slack API on 127.0.0.1)', () => {
   let slack: FakePlatform;
   let projectId: number;
   let ts = 1000;
+  let key: string;
 
   const admin = (method: 'get' | 'put' | 'delete', path: string, body?: object) => {
     const req = request(t.http)[method](path).set('Authorization', `Bearer ${TOKEN}`);
@@ -108,7 +109,7 @@ describe('Slack integration (e2e, a fake Slack API on 127.0.0.1)', () => {
       KBQA_RATE_CHAT_PER_MIN: String(PER_MIN),
     });
     projectId = (await t.createProject('harbor')).id;
-    const key = (await t.projects.createKey(projectId, 'server')).key;
+    key = (await t.projects.createKey(projectId, 'server')).key;
     const ingested = await t.post('/v1/ingestDocuments', { api_key: key, documents: DOCS }).expect(200);
     await t.waitForTask(ingested.body.task_id);
     // Boots the app and ingests on shared cores: more than the default 30 s is no failure.
@@ -359,6 +360,25 @@ describe('Slack integration (e2e, a fake Slack API on 127.0.0.1)', () => {
     const { body } = mention('how do I install harbor?', { team: 'T-quiet' });
     await signed('events', body).expect(200);
     expect((await slack.next()).body.blocks).toBeDefined();
+  });
+
+  it('counts the questions by channel in the analytics', async () => {
+    await t
+      .post('/v1/serviceChat', { api_key: key, question: 'how do I install harbor?', shouldStream: false })
+      .expect(200);
+    const [asked] = await t.query<{ n: number }>(
+      "SELECT count(*) AS n FROM messages WHERE project_id = ? AND sender = 'Human'",
+      [projectId],
+    );
+    const res = await admin('get', `/admin/v1/projects/${projectId}/analytics`).expect(200);
+    // Every question but the serviceChat one came through Slack.
+    expect(res.body.questions_by_channel).toEqual({
+      api: 1,
+      widget: 0,
+      slack: Number(asked!.n) - 1,
+      discord: 0,
+    });
+    expect(res.body.questions_by_channel.slack).toBeGreaterThanOrEqual(8);
   });
 
   it('is removed through the operator API, after which requests are refused', async () => {

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { startFakePlatform, type FakePlatform, type PlatformRequest } from './fake-platform';
 import { startTestApp, type TestApp } from './helpers';
+import { createScratchDatabase, postgresReachable } from './postgres-scratch';
 
 const TOKEN = 'operator-token-for-slack-e2e-0123456789';
 const SIGNING_SECRET = 'slack-signing-secret-5b2f9c';
@@ -24,8 +25,12 @@ const DOCS = [
   },
 ];
 
-describe('Slack integration (e2e, a fake Slack API on 127.0.0.1)', () => {
+/** Both stores run the integrations' SQL (dedup inserts, thread links, analytics); PostgreSQL when reachable. */
+const STORES = postgresReachable ? ['sqlite', 'postgres'] : ['sqlite'];
+
+describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0.1)', (store) => {
   let t: TestApp;
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
   let slack: FakePlatform;
   let projectId: number;
   let ts = 1000;
@@ -103,10 +108,12 @@ describe('Slack integration (e2e, a fake Slack API on 127.0.0.1)', () => {
   beforeAll(async () => {
     let posted = 0;
     slack = await startFakePlatform(() => ({ body: { ok: true, channel: 'C1', ts: `9000.${++posted}` } }));
+    scratch = store === 'postgres' ? await createScratchDatabase('kbqa_slack') : undefined;
     t = await startTestApp({
       KBQA_ADMIN_TOKEN: TOKEN,
       KBQA_SLACK_API_URL: slack.origin,
       KBQA_RATE_CHAT_PER_MIN: String(PER_MIN),
+      ...(scratch ? { KBQA_DATABASE_URL: scratch.url } : {}),
     });
     projectId = (await t.createProject('harbor')).id;
     key = (await t.projects.createKey(projectId, 'server')).key;
@@ -117,6 +124,7 @@ describe('Slack integration (e2e, a fake Slack API on 127.0.0.1)', () => {
   afterAll(async () => {
     await t.close();
     await slack.close();
+    await scratch?.drop();
   });
   afterEach(() => {
     // Every test takes the requests it caused: an extra one is a second answer.

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { del, get, put } from '../api';
 import { when } from '../format';
 import type { Integration, Project } from '../types';
-import { DangerButton, Loading, Notice, Table, useLoad, useNotice } from '../ui';
+import { DangerButton, Loading, Notice, useLoad, useNotice } from '../ui';
 
 /** The fields each platform is configured with (docs/integrations.md); secrets are write-only. */
 const FIELDS: Record<Integration['platform'], Array<{ name: string; label: string; secret: boolean }>> = {
@@ -39,55 +39,45 @@ export function IntegrationsPanel({ project }: { project: Project }) {
       {!list.data ? (
         <Loading error={list.error} />
       ) : (
-        <Table
-          label="Chat platforms"
-          columns={['Platform', 'Status', 'URLs to give the platform', 'Last event', '']}
-        >
-          <tbody>
-            {list.data.integrations.map((i) => (
-              <tr>
-                <td>{NAMES[i.platform]}</td>
-                <td>{i.configured ? 'configured' : 'not configured'}</td>
-                <td>
-                  {Object.entries(i.endpoints).map(([name, path]) => (
-                    <div>
-                      {name}: <code>{`${origin}${path}`}</code>
-                    </div>
-                  ))}
-                </td>
-                <td>
-                  {i.last_event_at ? `${i.last_event ?? 'event'}, ${when(i.last_event_at)}` : 'none yet'}
-                </td>
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => {
-                      setValues(i.configured ? { ...i.settings } : {});
-                      setEditing(i.platform);
-                    }}
-                  >
-                    {i.configured
-                      ? `Replace ${NAMES[i.platform]} settings`
-                      : `Configure ${NAMES[i.platform]}`}
-                  </button>{' '}
-                  {i.configured && (
-                    <DangerButton
-                      name={`Remove ${NAMES[i.platform]}`}
-                      label="Remove"
-                      onClick={() => {
-                        void run(async () => {
-                          await del(`projects/${project.id}/integrations/${i.platform}`);
-                          list.reload();
-                          return `${NAMES[i.platform]} removed.`;
-                        });
-                      }}
-                    />
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <ul class="integration-list" aria-label="Chat platforms">
+          {list.data.integrations.map((i) => (
+            <li class="card">
+              <strong>{NAMES[i.platform]}</strong>: {i.configured ? 'configured' : 'not configured'}
+              {'; last event: '}
+              {i.last_event_at ? `${i.last_event ?? 'event'}, ${when(i.last_event_at)}` : 'none yet'}
+              <div>
+                URLs to give {NAMES[i.platform]}:{' '}
+                {Object.entries(i.endpoints).map(([name, path]) => (
+                  <span>
+                    {name} <code>{`${origin}${path}`}</code>{' '}
+                  </span>
+                ))}
+              </div>
+              <button
+                type="button"
+                onClick={() => {
+                  setValues(i.configured ? { ...i.settings } : {});
+                  setEditing(i.platform);
+                }}
+              >
+                {i.configured ? `Replace ${NAMES[i.platform]} settings` : `Configure ${NAMES[i.platform]}`}
+              </button>{' '}
+              {i.configured && (
+                <DangerButton
+                  name={`Remove ${NAMES[i.platform]}`}
+                  label="Remove"
+                  onClick={() => {
+                    void run(async () => {
+                      await del(`projects/${project.id}/integrations/${i.platform}`);
+                      list.reload();
+                      return `${NAMES[i.platform]} removed.`;
+                    });
+                  }}
+                />
+              )}
+            </li>
+          ))}
+        </ul>
       )}
       {editing && (
         <form

@@ -16,6 +16,7 @@ import { HealthController } from './health/health.controller';
 import { HealthModule } from './health/health.module';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
+import { IntegrationsModule } from './integrations/integrations.module';
 import { McpModule } from './mcp/mcp.module';
 import { ProjectsModule } from './projects/projects.module';
 import { ReadPoolModule } from './retrieval/read-pool.module';
@@ -44,6 +45,7 @@ export class AppModule {
         DashboardModule,
         McpModule,
         BackupModule,
+        IntegrationsModule,
       ],
       controllers: [HealthController, SourcesController],
       providers: [

@@ -8,6 +8,7 @@ import { KbqaLogger } from './common/kbqa-logger';
 import { registerJsonBody } from './common/json-body';
 import { registerDashboardPages } from './dashboard/dashboard-static';
 import type { AppConfig } from './config/config';
+import { IntegrationsEndpoint, registerIntegrationRoutes } from './integrations/integrations-route';
 import { McpEndpoint, registerMcpRoutes } from './mcp/mcp-route';
 import { ProjectsService } from './projects/projects.service';
 import { registerWidgetRoutes } from './widget/widget-route';
@@ -47,6 +48,7 @@ export async function createApp(
   registerDashboardPages(instance, new Logger('Dashboard'));
   registerWidgetRoutes(instance, app.get(ProjectsService));
   registerMcpRoutes(instance, app.get(McpEndpoint));
+  registerIntegrationRoutes(instance, app.get(IntegrationsEndpoint), config.bodyLimitBytes);
   await app.init();
   await instance.ready();
   return app;

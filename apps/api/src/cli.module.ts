@@ -5,11 +5,12 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { IngestionModule } from './ingestion/ingestion.module';
 import { IndexesModule } from './indexes/indexes.module';
+import { IntegrationSettingsModule } from './integrations/integration-settings.module';
 import { ProjectsModule } from './projects/projects.module';
 import { TasksModule } from './tasks/tasks.module';
 import { ToolsModule } from './tools/tools.module';
 
-/** What the command-line tool needs: configuration, the database, projects/keys, task reports and tools. */
+/** What the command-line tool needs: configuration, the database, projects/keys, task reports, tools and chat platforms. */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -22,6 +23,7 @@ export class CliModule {
         TasksModule,
         IndexesModule.withoutQueue(),
         ToolsModule,
+        IntegrationSettingsModule,
       ],
     };
   }

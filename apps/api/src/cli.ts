@@ -16,6 +16,8 @@ import { showTask } from './cli-tasks';
 import { indexesCommand } from './cli-indexes';
 import { storeCommand } from './cli-store';
 import { toolsCommand } from './cli-tools';
+import { registerDiscordCommand } from './cli-integrations';
+import { IntegrationsService } from './integrations/integrations.service';
 import {
   commandHelp,
   commandLines,
@@ -226,6 +228,24 @@ const COMMANDS: readonly Command[] = [
   ...toolCommand(['sources', 'list'], '--project <id>', ["a project's tool sources"]),
   ...toolCommand(['sources', 'tools'], '<source-id>', ["the source's tools, listed live from its server"]),
   ...toolCommand(['sources', 'remove'], '<source-id>', ['remove a tool source']),
+  {
+    path: ['integrations', 'discord', 'register'],
+    args: '--project <id>',
+    summary: [
+      "register the /ask slash command of the project's Discord application",
+      '(configured with PUT /admin/v1/projects/:id/integrations/discord)',
+    ],
+    options: project,
+    database: 'existing',
+    run: ({ config, flags }) =>
+      withContext(config, (ctx) =>
+        registerDiscordCommand(
+          config,
+          ctx.get(IntegrationsService),
+          intArg(flags.get('project'), '--project'),
+        ),
+      ),
+  },
   {
     path: ['models', 'list'],
     summary: [

@@ -75,6 +75,17 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['post', '/admin/v1/projects/{id}/tool-sources', { kind: 'mcp', url: 'https://mcp.example.com/mcp' }],
   ['get', '/admin/v1/tool-sources/{id}/tools', undefined],
   ['delete', '/admin/v1/tool-sources/{id}', undefined],
+  ['get', '/admin/v1/projects/{id}/integrations', undefined],
+  ['get', '/admin/v1/projects/{id}/integrations/slack', undefined],
+  ['put', '/admin/v1/projects/{id}/integrations/slack', { signing_secret: 'refused', bot_token: 'refused' }],
+  ['delete', '/admin/v1/projects/{id}/integrations/slack', undefined],
+  ['get', '/admin/v1/projects/{id}/integrations/discord', undefined],
+  [
+    'put',
+    '/admin/v1/projects/{id}/integrations/discord',
+    { public_key: 'a'.repeat(64), application_id: '1', bot_token: 'refused' },
+  ],
+  ['delete', '/admin/v1/projects/{id}/integrations/discord', undefined],
 ];
 
 /** Runs the built CLI; never throws on a non-zero exit. */

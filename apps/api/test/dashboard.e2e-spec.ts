@@ -143,6 +143,23 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
     await expectText(table, new RegExp(serverKey.slice(0, 12)));
     expect(await table.textContent()).not.toContain(serverKey);
     await screenshot(page, 'dashboard-03-keys');
+
+    // The chat platforms of the project: configured from here, the secrets never shown again.
+    const platforms = page.getByRole('list', { name: 'Chat platforms' });
+    await expectText(platforms, /Slack: not configured/);
+    await page.getByRole('button', { name: 'Configure Slack' }).click();
+    await page.getByLabel('Signing secret').fill('dashboard-signing-secret');
+    await page.getByLabel('Bot token (xoxb-…)').fill('xoxb-dashboard-token');
+    await page.getByRole('button', { name: 'Save Slack' }).click();
+    await seeStatus(/Slack saved/);
+    await expectText(platforms, /Slack: configured; last event: none yet/);
+    expect(await platforms.textContent()).toContain(`/integrations/slack/${projectId}/events`);
+    expect(await page.content()).not.toContain('dashboard-signing-secret');
+    const [stored] = await t.query<{ settings: string }>(
+      "SELECT settings FROM chat_integrations WHERE project_id = ? AND platform = 'slack'",
+      [projectId],
+    );
+    expect(stored!.settings).not.toContain('xoxb-dashboard-token');
   });
 
   it('starts a crawl of a local site, shows its progress to completion and its per-URL report', async () => {

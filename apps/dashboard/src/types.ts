@@ -110,6 +110,8 @@ export interface Analytics {
   questions_per_day: Array<{ day: string; questions: number }>;
   /** Questions by the documentation version they asked about (null: none), most asked first. */
   questions_per_version: Array<{ version: string | null; questions: number }>;
+  /** MCP asks store no conversation and are not counted. */
+  questions_by_channel: { api: number; widget: number; slack: number; discord: number };
   ratings: {
     answers: number;
     good: number;
@@ -133,4 +135,16 @@ export interface Gap {
   rated_bad: number;
   examples: string[];
   last_asked: string;
+}
+
+/** A chat platform of a project (GET /admin/v1/projects/:id/integrations); secrets as ••••. */
+export interface Integration {
+  platform: 'slack' | 'discord';
+  configured: boolean;
+  settings: Record<string, string>;
+  endpoints: Record<string, string>;
+  created_at: string | null;
+  updated_at: string | null;
+  last_event_at: string | null;
+  last_event: string | null;
 }

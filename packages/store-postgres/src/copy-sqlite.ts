@@ -55,6 +55,8 @@ const RECORD_TABLES = [
   'tools',
   'tool_sources',
   'dashboard_sessions',
+  'chat_integrations',
+  'integration_threads',
 ] as const;
 
 /** Chunk store tables copied the same way (chunks are not: their tsvector and postings are computed). */

@@ -294,6 +294,39 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    id: 9,
+    name: 'chat-integrations',
+    statements: [
+      // Slack and Discord per project: their settings (secrets sealed by the API), the platform
+      // events already handled (a retried delivery is answered once, whichever process gets it),
+      // and the kbqa conversation each platform thread is.
+      `CREATE TABLE chat_integrations (
+        project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+        platform text NOT NULL,
+        settings text NOT NULL,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        last_event_at text,
+        last_event text,
+        PRIMARY KEY (project_id, platform))`,
+      `CREATE TABLE integration_events (
+        project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+        platform text NOT NULL,
+        event_key text NOT NULL,
+        created_at text NOT NULL,
+        PRIMARY KEY (project_id, platform, event_key))`,
+      'CREATE INDEX integration_events_created ON integration_events (created_at)',
+      `CREATE TABLE integration_threads (
+        project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+        platform text NOT NULL,
+        thread_key text NOT NULL,
+        conversation_id bigint NOT NULL,
+        created_at text NOT NULL,
+        PRIMARY KEY (project_id, platform, thread_key))`,
+      'CREATE INDEX integration_threads_conversation ON integration_threads (conversation_id)',
+    ],
+  },
+  {
     id: 12,
     name: 'message-version',
     // The documentation version a question asked about (serviceChat's `version`), for analytics.

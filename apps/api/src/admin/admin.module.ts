@@ -23,6 +23,8 @@ import { AdminTaughtController } from './taught.controller';
 import { AdminToolsController } from './tools.controller';
 import { AdminToolSourcesController } from './tool-sources.controller';
 import { ToolsModule } from '../tools/tools.module';
+import { IntegrationSettingsModule } from '../integrations/integration-settings.module';
+import { AdminIntegrationsController } from './integrations.controller';
 
 /**
  * The operator API, `/admin/v1/…` (docs/api.md, "Operator API"): one controller per resource,
@@ -39,6 +41,7 @@ import { ToolsModule } from '../tools/tools.module';
     ChatModule,
     TeachingModule,
     ToolsModule,
+    IntegrationSettingsModule,
   ],
   controllers: [
     AdminProjectsController,
@@ -52,6 +55,7 @@ import { ToolsModule } from '../tools/tools.module';
     AdminAnalyticsController,
     AdminToolsController,
     AdminToolSourcesController,
+    AdminIntegrationsController,
   ],
   providers: [AdminTokenService, AdminGuard, DashboardSessionsService, AdminSourcesService, AnalyticsService],
   exports: [AdminTokenService, DashboardSessionsService],

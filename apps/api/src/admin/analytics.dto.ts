@@ -165,6 +165,25 @@ export class GapsQuery extends DayRangeQuery {
   version?: string;
 }
 
+/**
+ * Questions of the range by where they were asked: `api` a server key (serviceChat, and the
+ * dashboard's playground), `widget` an anon key, `slack` and `discord` the chat platforms. MCP
+ * `ask` calls store no conversation, so they are not counted.
+ */
+export class QuestionsByChannelResponse {
+  @ApiProperty({ type: 'integer' })
+  api!: number;
+
+  @ApiProperty({ type: 'integer' })
+  widget!: number;
+
+  @ApiProperty({ type: 'integer' })
+  slack!: number;
+
+  @ApiProperty({ type: 'integer' })
+  discord!: number;
+}
+
 export class AnalyticsResponse {
   @ApiProperty({ format: 'date' })
   from!: string;
@@ -174,6 +193,9 @@ export class AnalyticsResponse {
 
   @ApiProperty({ type: [QuestionsPerDayResponse], description: 'every day of the range, zeros included' })
   questions_per_day!: QuestionsPerDayResponse[];
+
+  @ApiProperty({ type: QuestionsByChannelResponse })
+  questions_by_channel!: QuestionsByChannelResponse;
 
   @ApiProperty({ type: RatingsResponse })
   ratings!: RatingsResponse;

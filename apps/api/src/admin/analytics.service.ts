@@ -150,6 +150,22 @@ export class AnalyticsService {
        GROUP BY day`,
       [projectId, start, end],
     );
+    // A conversation linked to a platform thread is that platform's; any other is its starter key's.
+    const byChannel = await runSql<Array<{ channel: string; n: number | string }>>(
+      this.dataSource,
+      `SELECT CASE WHEN t.platform IS NOT NULL THEN t.platform
+                   WHEN c.started_by = 'anon' THEN 'widget' ELSE 'api' END AS channel, count(*) AS n
+       FROM messages m JOIN conversations c ON c.id = m.conversation_id
+       LEFT JOIN (SELECT DISTINCT conversation_id, platform FROM integration_threads WHERE project_id = ?) t
+         ON t.conversation_id = c.id
+       WHERE m.project_id = ? AND m.sender = 'Human' AND m.created_at >= ? AND m.created_at <= ?
+       GROUP BY 1`,
+      [projectId, projectId, start, end],
+    );
+    const channels = { api: 0, widget: 0, slack: 0, discord: 0 };
+    for (const r of byChannel) {
+      if (r.channel in channels) channels[r.channel as keyof typeof channels] = Number(r.n);
+    }
     const [ratings] = await runSql<Array<{ answers: number; good: number | null; bad: number | null }>>(
       this.dataSource,
       `SELECT count(*) AS answers, sum(CASE WHEN rating_value = 1 THEN 1 ELSE 0 END) AS good,
@@ -174,6 +190,7 @@ export class AnalyticsService {
       from,
       to,
       questions_per_day: fillDays(from, to, new Map(perDay.map((r) => [r.day, r.n]))),
+      questions_by_channel: channels,
       ratings: ratingSummary(ratings?.answers ?? 0, ratings?.good ?? 0, ratings?.bad ?? 0),
       durations: durationSummary(
         ended.map((c) => Math.max(0, (storedMs(c.ended_at) - storedMs(c.created_at)) / 1000)),

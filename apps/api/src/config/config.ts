@@ -146,6 +146,12 @@ export interface AppConfig {
    * Undefined: a key file in the data directory is used (created on first use).
    */
   secretKey: string | undefined;
+  /**
+   * Chat platforms (docs/integrations.md): the API hosts answers are posted to, and the time
+   * limit of one call to them. Operator-set hosts, so they are called with plain fetch, not the
+   * loaders' address-checking fetcher.
+   */
+  integrations: { slackApiUrl: string; discordApiUrl: string; timeoutMs: number };
   web: {
     allowPrivateHosts: string[];
     userAgent: string;
@@ -240,6 +246,22 @@ export function duration(env: Env, name: string, fallbackMs: number, minMs: numb
     );
   }
   return Math.round(ms);
+}
+
+/** An http(s) base URL without its trailing slash (paths are appended to it). */
+function apiBaseUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) {
+    throw new KbqaError('CONFIG_INVALID', `${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function list(env: Env, name: string, fallback: string[]): string[] {
@@ -385,6 +407,11 @@ export function loadConfig(
       maxRounds: int(env, 'KBQA_TOOL_MAX_ROUNDS', 3, 0, 10),
     },
     secretKey: parseSecretKey(env.KBQA_SECRET_KEY),
+    integrations: {
+      slackApiUrl: apiBaseUrl(env, 'KBQA_SLACK_API_URL', 'https://slack.com/api'),
+      discordApiUrl: apiBaseUrl(env, 'KBQA_DISCORD_API_URL', 'https://discord.com/api/v10'),
+      timeoutMs: duration(env, 'KBQA_INTEGRATION_TIMEOUT', 10_000, 100),
+    },
     web: {
       allowPrivateHosts: list(env, 'KBQA_ALLOW_PRIVATE_HOSTS', []),
       userAgent: env.KBQA_USER_AGENT || 'kbqa/0.1 (+https://github.com/kbqa/kbqa)',

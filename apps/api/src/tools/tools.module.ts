@@ -23,6 +23,6 @@ import { ToolsService } from './tools.service';
       },
     },
   ],
-  exports: [ToolsService, ToolSourcesService],
+  exports: [ToolsService, ToolSourcesService, SecretBox],
 })
 export class ToolsModule {}

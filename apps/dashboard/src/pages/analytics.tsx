@@ -98,6 +98,41 @@ export function AnalyticsPage({ project }: { project: Project }) {
             />
           </figure>
           <figure>
+            <figcaption>Questions by channel</figcaption>
+            <ChartCanvas
+              label="Questions by channel"
+              config={{
+                type: 'bar',
+                data: {
+                  labels: ['API', 'Widget', 'Slack', 'Discord'],
+                  datasets: [
+                    {
+                      label: 'Questions',
+                      data: [
+                        a.questions_by_channel.api,
+                        a.questions_by_channel.widget,
+                        a.questions_by_channel.slack,
+                        a.questions_by_channel.discord,
+                      ],
+                      backgroundColor: '#0ea5e9',
+                    },
+                  ],
+                },
+                options: {
+                  animation: false,
+                  plugins: { legend: { display: false } },
+                  scales: { y: { beginAtZero: true, ticks: { precision: 0 } } },
+                },
+              }}
+            />
+            <ul class="channel-counts">
+              <li>API: {a.questions_by_channel.api}</li>
+              <li>Widget: {a.questions_by_channel.widget}</li>
+              <li>Slack: {a.questions_by_channel.slack}</li>
+              <li>Discord: {a.questions_by_channel.discord}</li>
+            </ul>
+          </figure>
+          <figure>
             <figcaption>
               Ratings of {a.ratings.answers} answers: {percent(a.ratings.good_share)} good,{' '}
               {percent(a.ratings.bad_share)} bad

@@ -3,6 +3,7 @@ import { del, get, post } from '../api';
 import { when } from '../format';
 import type { Key, Project } from '../types';
 import { DangerButton, Table, Loading, Notice, Section, useLoad, useNotice } from '../ui';
+import { IntegrationsPanel } from './integrations';
 
 export function KeysPage({ project }: { project: Project }) {
   const keys = useLoad(() => get<{ keys: Key[] }>(`projects/${project.id}/keys`), [project.id]);
@@ -86,6 +87,7 @@ export function KeysPage({ project }: { project: Project }) {
           </tbody>
         </Table>
       )}
+      <IntegrationsPanel project={project} />
     </Section>
   );
 }

@@ -1,10 +1,16 @@
-// One lint config for the monorepo: typescript-eslint type-checked rules (STYLE.md 7).
+// One lint config for the monorepo: typescript-eslint type-checked rules for TypeScript (STYLE.md 7),
+// ESLint's recommended rules for the plain JavaScript (bench/, build and jest configs, test servers).
+import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.js', '**/*.mjs', '**/.turbo/**'] },
-  ...tseslint.configs.recommendedTypeChecked,
   {
+    ignores: ['**/dist/**', '**/dist-check/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**'],
+  },
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    extends: [...tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -27,4 +33,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  {
+    // No type information: these files are in no tsconfig (checkJs over bench/ found about 700 strict errors).
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    extends: [js.configs.recommended],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'commonjs',
+      globals: { ...globals.node },
+    },
+    rules: {
+      'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  { files: ['**/*.mjs'], languageOptions: { sourceType: 'module' } },
 );

@@ -15,7 +15,6 @@
 // (3 s warm-up, BENCH_PG_SECONDS). Each round's ratio is printed; the median is the result.
 'use strict';
 const { rmSync } = require('node:fs');
-const path = require('node:path');
 const { pg, scratchDatabase } = require('./postgres');
 const { tempDir, cli, startServer, post, waitForTask, chatLoad } = require('./lib');
 const { requireSharedCorpus, corpusPages } = require('./shared-corpus');

@@ -47,6 +47,7 @@ function buildWithProgress() {
     const lines = pending.split('\n');
     pending = lines.pop();
     for (const line of lines) {
+      // eslint-disable-next-line no-control-regex -- strips the terminal's colour codes (ESC [ … m) from turbo's log
       const m = /^(\S+):build: cache miss/.exec(line.replace(/\x1b\[[0-9;]*m/g, '').trim());
       if (!m) continue;
       if (built++ === 0)

@@ -37,7 +37,7 @@ const pkg = {
   scripts: {
     build: 'tsc -p tsconfig.build.json',
     typecheck: 'tsc -p tsconfig.json --noEmit',
-    lint: 'eslint src',
+    lint: 'eslint .',
     test: 'jest --passWithNoTests=false',
   },
   dependencies: deps,

@@ -10,7 +10,6 @@
 // Usage: node bench/answers/ask.js "What is a decorator?" "How do I enable logging? => and in dev?"
 'use strict';
 const { writeFileSync } = require('node:fs');
-const path = require('node:path');
 const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
 const { requireSharedCorpus, corpusPages, viteCorpus, vitePages } = require('../shared-corpus');
 

@@ -65,7 +65,7 @@ function withJudgedPages(questions) {
 function corpusPagesWithTitles() {
   return corpusPages(CORPUS).map((p) => ({
     ...p,
-    title: (/^#\s+(.+)$/m.exec(p.content) || [, p.id.split('/')[1]])[1],
+    title: /^#\s+(.+)$/m.exec(p.content)?.[1] ?? p.id.split('/')[1],
   }));
 }
 

@@ -6,7 +6,6 @@
 // serviceChat returns, after the answer step). Needs PostgreSQL (KBQA_BENCH_POSTGRES_URL, default
 // postgres://postgres@127.0.0.1:5432/test): it creates a scratch database there and drops it.
 'use strict';
-const path = require('node:path');
 const { pg, scratchDatabase } = require('../postgres');
 const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 const { MarkdownChunker } = require('../../packages/chunker/dist');

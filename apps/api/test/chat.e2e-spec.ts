@@ -1,3 +1,4 @@
+import { ANSWER_FLOOR } from '@kbqa/core';
 import { readDocsCorpusFile } from '@kbqa/core/testing';
 import request from 'supertest';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
@@ -99,10 +100,12 @@ describe('Chat, conversations, messages (e2e)', () => {
         link: 'reference/decorators.md',
         relevance_score: expect.any(Number),
       });
-      for (const s of res.body.sources) {
-        expect(s.relevance_score).toBeGreaterThanOrEqual(0);
-        expect(s.relevance_score).toBeLessThanOrEqual(1);
-      }
+      // Scores are in [0, 1] and never rise down the list; the page that answers clears the floor.
+      const scores = (res.body.sources as Array<{ relevance_score: number }>).map((s) => s.relevance_score);
+      expect(scores[0]).toBeGreaterThanOrEqual(ANSWER_FLOOR);
+      expect(scores[0]).toBeLessThanOrEqual(1);
+      expect(scores[scores.length - 1]).toBeGreaterThanOrEqual(0);
+      expect(scores).toEqual([...scores].sort((x, y) => y - x));
       const messages = await t
         .post('/v1/messages/byConversationId', {
           api_key: p.serverKey,

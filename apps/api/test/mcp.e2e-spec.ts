@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ANSWER_FLOOR } from '@kbqa/core';
 import { readDocsCorpusFile } from '@kbqa/core/testing';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
@@ -102,11 +103,13 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     expect(passages.length).toBeGreaterThan(0);
     expect(passages.length).toBeLessThanOrEqual(5);
     expect(passages.slice(0, 3).map((p) => p.link)).toContain('reference/server.md');
-    for (const p of passages) {
-      expect(p.relevance_score).toBeGreaterThanOrEqual(0);
-      expect(p.relevance_score).toBeLessThanOrEqual(1);
-      expect(p.content.length).toBeGreaterThan(0);
-    }
+    // Scores are in [0, 1] and never rise down the list; the page that answers clears the floor.
+    const scores = passages.map((p) => p.relevance_score);
+    expect(scores[0]).toBeGreaterThanOrEqual(ANSWER_FLOOR);
+    expect(scores[0]).toBeLessThanOrEqual(1);
+    expect(scores[scores.length - 1]).toBeGreaterThanOrEqual(0);
+    expect(scores).toEqual([...scores].sort((x, y) => y - x));
+    for (const p of passages) expect(p.content.length).toBeGreaterThan(0);
     const [text] = result.content as Array<{ type: string; text: string }>;
     expect(text!.type).toBe('text');
     expect(text!.text).toContain('reference/server.md');

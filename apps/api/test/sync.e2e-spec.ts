@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import { makeTinyModel } from '@kbqa/embedder/testing';
+import { timestampAt } from '@kbqa/store-sqlite';
 import { IndexesService } from '../src/indexes/indexes.service';
+import { SyncScheduler } from '../src/indexes/sync.scheduler';
 import { EmbeddingService } from '../src/retrieval/embedding.service';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { cli } from './process-helpers';
@@ -265,7 +267,7 @@ describe('indexes: re-sync, incremental ingestion and auto sync (e2e, local site
 
         // Stop, let the next run fall due while nothing runs, and start again: it runs soon.
         await t.close();
-        await new Promise((r) => setTimeout(r, 2_500));
+        await fallDue(dataDir);
         const tasksBefore = await countTasks(dataDir);
         t = await startTestApp({ ...env, KBQA_SYNC_INTERVAL: '1h' }, { dataDir });
         const idx = t.app.get(IndexesService);
@@ -348,7 +350,8 @@ describe('indexes: re-sync, incremental ingestion and auto sync (e2e, local site
       const env = {
         REDIS_URL: redisUrl!,
         KBQA_QUEUE_NAME: `kbqa-sync-test-${process.pid}-${Date.now()}`,
-        KBQA_SYNC_INTERVAL: '10s',
+        // Long enough that the schedulers' own ticks (every minute) leave the looks to the test.
+        KBQA_SYNC_INTERVAL: '1h',
         KBQA_ALLOW_PRIVATE_HOSTS: site.server.hostPort,
       };
       const a = await startTestApp(env, { dataDir });
@@ -362,15 +365,18 @@ describe('indexes: re-sync, incremental ingestion and auto sync (e2e, local site
         const indexes = a.app.get(IndexesService);
         const [index] = await indexes.list(p.id);
         await indexes.setAutoSync(index!.id, true);
-        // Due now: both processes tick every second and look at the same row.
+        // Due now, and both processes look at the same row at the same moment, twice.
         await a.query("UPDATE indexes SET next_sync_at = '2000-01-01T00:00:00.000000'");
-        await new Promise((r) => setTimeout(r, 4_000));
-        const tasks = await a.query<{ id: number }>('SELECT id FROM ingestion_tasks WHERE index_id = ?', [
-          index!.id,
-        ]);
-        expect(tasks).toHaveLength(2);
+        const look = () => Promise.all([a.app.get(SyncScheduler).tick(), b.app.get(SyncScheduler).tick()]);
+        const tasks = () =>
+          a.query<{ id: number }>('SELECT id FROM ingestion_tasks WHERE index_id = ?', [index!.id]);
+        await look();
+        // A look already under way in either process (its first one after start) may be the one that wins.
+        await waitFor(async () => ((await tasks()).length > 1 ? true : undefined), 10_000);
+        await look();
+        expect(await tasks()).toHaveLength(2);
         const shown = await indexes.show(index!.id);
-        expect(Date.parse(shown.next_sync_at!)).toBeGreaterThan(Date.now() + 4_000);
+        expect(Date.parse(shown.next_sync_at!)).toBeGreaterThan(Date.now() + 3_000_000);
       } finally {
         await a.close();
         await b.close();
@@ -379,6 +385,19 @@ describe('indexes: re-sync, incremental ingestion and auto sync (e2e, local site
     });
   });
 });
+
+/** Moves every stored due time into the past, as if the service had stayed down past them. */
+async function fallDue(dataDir: string): Promise<void> {
+  const Database = (await import('better-sqlite3')).default;
+  const db = new Database(join(dataDir, 'kbqa.sqlite'));
+  try {
+    db.prepare('UPDATE indexes SET next_sync_at = ? WHERE next_sync_at IS NOT NULL').run(
+      timestampAt(Date.now() - 1_000),
+    );
+  } finally {
+    db.close();
+  }
+}
 
 async function countTasks(dataDir: string): Promise<number> {
   const Database = (await import('better-sqlite3')).default;

@@ -155,7 +155,12 @@ describe(LocalLlm.name, () => {
       collect(llm.generate(MESSAGES, { maxTokens: 400, signal: c.signal })),
     );
     const settled = runs.map((r) => r.catch((error: unknown) => error));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The three requests reach the model in their own time: two run, the third waits for a slot.
+    const deadline = Date.now() + 20_000;
+    while (llm.load.running + llm.load.waiting < 3) {
+      if (Date.now() > deadline) throw new Error(`only ${JSON.stringify(llm.load)} after 20 s`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     expect(llm.load).toMatchObject({ running: 2, waiting: 1 });
     const refused = await collect(llm.generate(MESSAGES, { maxTokens: 4 })).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'MODEL_BUSY', retryAfterSeconds: expect.any(Number) });

@@ -419,11 +419,11 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
       await records.query("INSERT INTO projects (name, created_at) VALUES ('a', 'now')");
       const names: string[] = [];
       const query = records.query.bind(records) as (...args: unknown[]) => unknown;
-      jest.spyOn(records, 'query').mockImplementation(((...args: unknown[]) => {
+      jest.spyOn(records, 'query').mockImplementation((...args: unknown[]) => {
         const config = args[0] as { name?: string };
         if (typeof config === 'object' && config.name) names.push(config.name);
         return query(...args);
-      }) as never);
+      });
       const store = new PostgresRequestRecords(records);
       const first = { sender: 'Human' as const, replyTo: null, sources: [], complete: true };
       const started = await Promise.all(

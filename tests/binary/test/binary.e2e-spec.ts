@@ -217,10 +217,13 @@ withPostgres('kbqa-linux-x64 on PostgreSQL', () => {
 });
 
 async function waitForTask(base: string, key: string, taskId: string): Promise<void> {
-  for (let i = 0; ; i++) {
+  // A guard against a hung task, not a speed check: a loaded 2-core machine can take minutes.
+  const deadline = Date.now() + 300_000;
+  for (;;) {
     const s = await post(base, '/v1/ingestionStatus', { api_key: key, task_id: taskId });
     if (s.body.status === 'completed') return;
-    if (i > 100 || s.body.status === 'failed') throw new Error(`ingestion: ${JSON.stringify(s.body)}`);
+    if (Date.now() > deadline || s.body.status === 'failed')
+      throw new Error(`ingestion: ${JSON.stringify(s.body)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

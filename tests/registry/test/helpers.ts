@@ -37,7 +37,8 @@ export async function shOutput(
     return await run(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
-      timeout: options.timeoutMs ?? 240_000,
+      // Below the suite's jest timeout, so that a hung command fails with its own output.
+      timeout: options.timeoutMs ?? 600_000,
       maxBuffer: 64 * 1024 * 1024,
     });
   } catch (e) {
@@ -89,13 +90,14 @@ export async function startVerdaccio(dir: string, storage: string): Promise<Regi
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}/`;
   const stop = () => stopGroup(child);
-  for (let i = 0; ; i++) {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
     try {
       if ((await fetch(`${url}-/ping`)).ok) break;
     } catch {
       // not listening yet
     }
-    if (i > 150 || child.exitCode !== null) {
+    if (Date.now() > deadline || child.exitCode !== null) {
       await stop();
       throw new Error(`verdaccio did not start: ${output}`);
     }

@@ -129,10 +129,18 @@ describe(IngestionRunner.name, () => {
     const id = await task('documents', { documents });
     const gate = new ForegroundGate();
     const leave = gate.enter();
+    // The chat outlasts any wait here, so the task can only go on once the chat leaves.
+    const clear = gate.clear.bind(gate);
+    let askedToWait: () => void = () => undefined;
+    const waiting = new Promise<void>((resolve) => (askedToWait = resolve));
+    const waits = jest.spyOn(gate, 'clear').mockImplementation(() => {
+      askedToWait();
+      return clear(3_600_000);
+    });
     const run = runner(never, {}, gate).run(id, new AbortController().signal);
-    // Alone it ends in milliseconds; with a chat in flight it takes one step per 50 ms.
-    await new Promise((r) => setTimeout(r, 200));
+    await waiting;
     expect((await row(id)).status).toBe('running');
+    expect(waits).toHaveBeenCalledTimes(1);
     leave();
     await run;
     expect(await row(id)).toMatchObject({ status: 'completed', success: true, indexedCount: 60 });

@@ -2,7 +2,15 @@ import type { KbqaError } from './errors';
 import type { LoadedDocument } from './documents';
 
 /** Every source type `ingestData` accepts. */
-export const SOURCE_TYPES = ['website-crawler', 'docusaurus', 'github', 'youtube', 'url', 'sitemap'] as const;
+export const SOURCE_TYPES = [
+  'website-crawler',
+  'docusaurus',
+  'github',
+  'youtube',
+  'url',
+  'sitemap',
+  'openapi',
+] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 /** What a client asked `ingestData` for. */

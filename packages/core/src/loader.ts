@@ -53,7 +53,13 @@ export type SkipCode =
   /** the page answered 404 or 410: it is gone (a sync removes it from the index) */
   | 'GONE'
   /** fetching or reading it failed; the reason says how */
-  | 'FAILED';
+  | 'FAILED'
+  /** a file of a type kbqa cannot read (an upload or a watched folder) */
+  | 'UNSUPPORTED'
+  /** a file protected by a password (an encrypted PDF) */
+  | 'ENCRYPTED'
+  /** a file whose bytes do not make the format its name or header says (broken, truncated) */
+  | 'CORRUPT';
 
 export interface SkippedItem {
   url: string;

@@ -1,6 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { makeDocx, makeEncryptedPdf, makePdf } from '@kbqa/loader-files/testing';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
+import { cli } from './process-helpers';
 
 const TOKEN = 'files-operator-token-0123456789';
 const MAX_FILE = 200_000;
@@ -176,6 +180,46 @@ describe('ingestFiles (e2e)', () => {
       await small.close();
     }
   });
+
+  it("kbqa ingest queues a folder's readable files for the service, named by their path", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kbqa-ingest-'));
+    // Pending tasks from another process are picked up on the reconcile pass.
+    const svc = await startTestApp({ KBQA_QUEUE_RECONCILE_MS: '100' });
+    try {
+      const q = await svc.createProject('cli');
+      const handbook = join(dir, 'handbook');
+      mkdirSync(join(handbook, 'travel'), { recursive: true });
+      mkdirSync(join(handbook, '.git'));
+      writeFileSync(join(handbook, 'welcome.md'), '# Welcome\n\nLunch is served in the atrium at noon.\n');
+      writeFileSync(join(handbook, 'travel', 'visas.txt'), 'Visa letters are signed by the office manager.');
+      writeFileSync(join(handbook, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+      writeFileSync(join(handbook, '.git', 'config.txt'), 'not part of the handbook');
+      const single = join(dir, 'rota.pdf');
+      writeFileSync(single, await makePdf(['Night shift starts at ten.']));
+      const out = JSON.parse(
+        await cli(['ingest', '--project', String(q.id), handbook, single, '--json'], {
+          KBQA_DATA_DIR: svc.dataDir,
+        }),
+      ) as { task_ids: number[]; files: string[] };
+      expect(out.files).toEqual(['handbook/travel/visas.txt', 'handbook/welcome.md', 'rota.pdf']);
+      expect(out.task_ids).toHaveLength(1);
+      const done = await svc.waitForTask(out.task_ids[0]!, 60_000);
+      expect(done.result).toMatchObject({ success: true, indexed: 3 });
+      const chat = await svc
+        .post('/v1/serviceChat', {
+          api_key: q.serverKey,
+          question: 'Who signs visa letters?',
+          history: [],
+          shouldStream: false,
+        })
+        .expect(200);
+      expect(chat.body.sources[0]?.link).toBe('handbook/travel/visas.txt');
+    } finally {
+      await svc.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A second service and a CLI process each boot Node and Nest: slow on a loaded two-core machine.
+  }, 180_000);
 
   it('fails a task whose files are all unreadable, naming them', async () => {
     const q = await t.createProject('nothing');

@@ -53,7 +53,18 @@ export async function readPdf(
   limits: Partial<PdfLimits> = {},
 ): Promise<{ documents: LoadedDocument[]; skipped: SkippedItem[] }> {
   const maxPages = Math.max(1, Math.floor(limits.maxPages ?? DEFAULT_MAX_PAGES));
-  const lib = await loadPdfjs();
+  let lib: Pdfjs;
+  try {
+    lib = await loadPdfjs();
+  } catch (e) {
+    // A build without pdfjs-dist (the single executable bundles no ES module loaded at run time).
+    pdfjs = undefined;
+    return skipped(
+      name,
+      'UNSUPPORTED',
+      `PDF reading is not available here: ${(e as Error).message ?? String(e)}`,
+    );
+  }
   const task = lib.getDocument({
     // pdfjs may detach the buffer it is given: a copy keeps the caller's bytes intact.
     data: new Uint8Array(data),

@@ -12,6 +12,7 @@ import { IntegrationsEndpoint, registerIntegrationRoutes } from './integrations/
 import { McpEndpoint, registerMcpRoutes } from './mcp/mcp-route';
 import { ProjectsService } from './projects/projects.service';
 import { registerWidgetRoutes } from './widget/widget-route';
+import { registerUploads } from './ingestion/uploads';
 
 /**
  * Builds the HTTP application (ready, not listening), as main.ts and the e2e tests use it.
@@ -35,6 +36,8 @@ export async function createApp(
   const instance = app.getHttpAdapter().getInstance();
   // Body errors (size, malformed JSON) reach Nest's error handler and so the one exception filter.
   registerJsonBody(instance, config.bodyLimitBytes);
+  // Multipart only for the upload routes (ingestFiles, the dashboard's upload), with their own limits.
+  await registerUploads(instance, config.uploads);
   // Set on the raw response so that streamed (SSE) answers carry it too.
   instance.addHook('onRequest', (_req, reply, done) => {
     reply.raw.setHeader('X-Content-Type-Options', 'nosniff');

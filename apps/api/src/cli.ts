@@ -13,6 +13,7 @@ import { restoreBackup, takeBackup } from './backup/backup';
 import { importLlmModelCommand, isLlmModelName, pullLlmModelCommand } from './cli-llm-models';
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
+import { ingestFilesCommand } from './cli-ingest';
 import { indexesCommand } from './cli-indexes';
 import { storeCommand } from './cli-store';
 import { toolsCommand } from './cli-tools';
@@ -184,6 +185,27 @@ const COMMANDS: readonly Command[] = [
       new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
       return undefined;
     },
+  },
+  {
+    path: ['ingest'],
+    args: '--project <id> [--metadata <json>] <file or folder>…',
+    summary: [
+      'ingest files (PDF, Word .docx, Markdown, HTML, text) as ingestFiles does; a folder gives its',
+      'readable files, named <folder>/<path>; the same name again replaces that source',
+    ],
+    options: { ...project, metadata: { type: 'string' } },
+    positionals: { min: 1, max: Infinity },
+    database: 'existing',
+    run: ({ config, positionals, flags }) =>
+      withContext(config, (ctx) =>
+        ingestFilesCommand(
+          ctx,
+          config,
+          intArg(flags.get('project'), '--project'),
+          positionals,
+          metadataFlag(flags.get('metadata')),
+        ),
+      ),
   },
   {
     path: ['tasks', 'show'],
@@ -491,6 +513,12 @@ function requireDatabase(config: AppConfig): void {
     `no database in ${config.dataDir} (looked for ${config.databaseFile}). Set KBQA_DATA_DIR to the ` +
       "service's data directory, or create the first project with `kbqa projects create <name>`.",
   );
+}
+
+function metadataFlag(value: string | true | undefined): string | undefined {
+  if (value === true)
+    throw new UsageError('--metadata needs a JSON object, e.g. --metadata \'{"team":"support"}\'');
+  return value;
 }
 
 function withProjects(inv: Invocation, fn: (projects: ProjectsService) => Promise<Output>): Promise<Output> {

@@ -41,6 +41,7 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['post', '/admin/v1/indexes/{id}/sync', undefined],
   ['delete', '/admin/v1/indexes/{id}', undefined],
   ['post', '/admin/v1/projects/{id}/ingest', { url: 'https://docs.example.com' }],
+  ['post', '/admin/v1/projects/{id}/files', undefined],
   ['post', '/admin/v1/projects/{id}/conversations', undefined],
   ['post', '/admin/v1/projects/{id}/chat', { question: 'refused?' }],
   ['put', '/admin/v1/projects/{id}/messages/{message_id}/rating', { rating_value: 1 }],

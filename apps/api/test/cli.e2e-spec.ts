@@ -32,6 +32,7 @@ const COMMANDS = [
   'keys list',
   'keys revoke',
   'worker',
+  'ingest',
   'tasks show',
   'indexes list',
   'indexes show',

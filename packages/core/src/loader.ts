@@ -2,7 +2,15 @@ import type { KbqaError } from './errors';
 import type { LoadedDocument } from './documents';
 
 /** Every source type `ingestData` accepts. */
-export const SOURCE_TYPES = ['website-crawler', 'docusaurus', 'github', 'youtube', 'url', 'sitemap'] as const;
+export const SOURCE_TYPES = [
+  'website-crawler',
+  'docusaurus',
+  'github',
+  'youtube',
+  'url',
+  'sitemap',
+  'openapi',
+] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
 /** What a client asked `ingestData` for. */
@@ -49,7 +57,13 @@ export type SkipCode =
   /** the page answered 404 or 410: it is gone (a sync removes it from the index) */
   | 'GONE'
   /** fetching or reading it failed; the reason says how */
-  | 'FAILED';
+  | 'FAILED'
+  /** a file of a type kbqa cannot read (an upload or a watched folder) */
+  | 'UNSUPPORTED'
+  /** a file protected by a password (an encrypted PDF) */
+  | 'ENCRYPTED'
+  /** a file whose bytes do not make the format its name or header says (broken, truncated) */
+  | 'CORRUPT';
 
 export interface SkippedItem {
   url: string;

@@ -10,7 +10,17 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /** How a source got in: raw documents, one of the ingestData types, or the teaching feature. */
 export type SourceKind =
-  'documents' | 'teach' | 'website-crawler' | 'docusaurus' | 'github' | 'youtube' | 'url' | 'sitemap';
+  | 'documents'
+  | 'teach'
+  | 'website-crawler'
+  | 'docusaurus'
+  | 'github'
+  | 'youtube'
+  | 'url'
+  | 'sitemap'
+  | 'openapi'
+  /** `ingestFiles` uploads */
+  | 'files';
 
 /** One document with the chunks the chunker made of it. */
 export interface IndexedDocument {

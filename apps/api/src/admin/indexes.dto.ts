@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SOURCE_TYPES } from '@kbqa/core';
 import { IsBoolean } from 'class-validator';
 
 /** `PATCH /admin/v1/indexes/:id`: the auto-sync switch. */
@@ -16,7 +17,7 @@ export class IndexResponse {
   @ApiProperty({ type: 'integer' })
   project_id!: number;
 
-  @ApiProperty({ enum: ['website-crawler', 'docusaurus', 'github', 'youtube', 'url', 'sitemap'] })
+  @ApiProperty({ enum: SOURCE_TYPES })
   type!: string;
 
   @ApiProperty()

@@ -1,4 +1,4 @@
-import { Body, HttpCode, Logger, Param, Post, Put, Res } from '@nestjs/common';
+import { Body, HttpCode, Logger, Param, Post, Put, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -12,7 +12,8 @@ import { replyToChat } from '../chat/chat-reply';
 import { ChatDto } from '../chat/chat.dto';
 import { ChatService } from '../chat/chat.service';
 import { ConversationsService } from '../conversations/conversations.service';
-import { IngestDataDto } from '../ingestion/ingestion.dto';
+import { IngestDataDto, IngestFilesDto } from '../ingestion/ingestion.dto';
+import { requestUploads } from '../ingestion/uploads';
 import { IngestionService } from '../ingestion/ingestion.service';
 import { ProjectsService } from '../projects/projects.service';
 import { ErrorResponse, IdParams } from './admin.dto';
@@ -52,6 +53,22 @@ export class AdminPlaygroundController {
   async ingest(@Param() { id }: IdParams, @Body() dto: IngestDataDto): Promise<{ task_id: number }> {
     await this.projects.getProject(id);
     return { task_id: await this.ingestion.ingestData(id, dto) };
+  }
+
+  @Post('projects/:id/files')
+  @ApiOperation({
+    summary:
+      'Upload files (multipart `files`, optional `metadata` JSON) into the project, as ingestFiles does',
+  })
+  @ApiCreatedResponse({ type: TaskIdResponseDoc })
+  @ApiNotFoundResponse({ type: ErrorResponse })
+  async files(
+    @Param() { id }: IdParams,
+    @Body() dto: IngestFilesDto,
+    @Req() req: unknown,
+  ): Promise<{ task_id: number }> {
+    await this.projects.getProject(id);
+    return { task_id: await this.ingestion.ingestFiles(id, requestUploads(req), dto.metadata) };
   }
 
   @Post('projects/:id/conversations')

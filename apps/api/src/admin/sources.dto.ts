@@ -14,6 +14,8 @@ const SOURCE_KINDS: SourceKind[] = [
   'youtube',
   'url',
   'sitemap',
+  'openapi',
+  'files',
 ];
 
 /** `GET /admin/v1/projects/:id/sources?index_id=&q=&limit=&offset=`. */

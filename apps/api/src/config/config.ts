@@ -41,6 +41,11 @@ export interface AppConfig {
   command: string;
   /** Body size limit of every request, in bytes. */
   bodyLimitBytes: number;
+  /**
+   * `ingestFiles` uploads (multipart): bytes of one file and of one request (413 past either),
+   * files per request, and pages read from one PDF (the rest are skipped with LIMIT).
+   */
+  uploads: { maxFileBytes: number; maxRequestBytes: number; maxFiles: number; maxPdfPages: number };
   redisUrl: string | undefined;
   /** BullMQ queue name (separate names keep parallel test runs apart). */
   queueName: string;
@@ -356,6 +361,12 @@ export function loadConfig(
     logLevel: logLevel(env),
     command: commandName(invocation, cwd),
     bodyLimitBytes: int(env, 'KBQA_BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    uploads: {
+      maxFileBytes: int(env, 'KBQA_UPLOAD_MAX_FILE_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxRequestBytes: int(env, 'KBQA_UPLOAD_MAX_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      maxFiles: int(env, 'KBQA_UPLOAD_MAX_FILES', 100, 1, 10_000),
+      maxPdfPages: int(env, 'KBQA_PDF_MAX_PAGES', 1000, 1, 100_000),
+    },
     redisUrl: env.REDIS_URL || undefined,
     queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
     runWorkers: bool(env, 'KBQA_WORKER', true),

@@ -1,4 +1,4 @@
-import { SOURCE_TYPES, type SourceType } from '@kbqa/core';
+import { KbqaError, SOURCE_TYPES, type SourceType } from '@kbqa/core';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -160,6 +160,35 @@ export class IngestDataDto extends KeyDto {
   @IsString()
   @MaxLength(100)
   default_version?: string;
+}
+
+/** The text fields of an `ingestFiles` upload (the files themselves are parts named `files`). */
+export class IngestFilesDto extends KeyDto {
+  /** JSON object of flat values added to every document of the files, for the `where` filter. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64 * 1024)
+  metadata?: string;
+}
+
+/** The metadata field of an upload: a JSON object of strings, numbers and booleans. */
+export function parseFileMetadata(
+  text: string | undefined,
+): Record<string, string | number | boolean> | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new KbqaError('BAD_REQUEST', 'metadata must be a JSON object');
+  }
+  if (!isFlatMetadata(value)) {
+    throw new KbqaError(
+      'BAD_REQUEST',
+      'metadata must be a JSON object whose values are strings, numbers or booleans',
+    );
+  }
+  return value as Record<string, string | number | boolean>;
 }
 
 export class IngestionStatusDto extends KeyDto {

@@ -33,6 +33,7 @@ import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
 import { LoaderRegistry } from './loader-registry';
 import { TASK_LEASES, type TaskLeases } from './task-leases';
 import { EmbeddingService } from '../retrieval/embedding.service';
+import { extractFile } from '@kbqa/loader-files';
 
 /** Payload of a raw-documents task, as stored in the task row. */
 export interface DocumentsPayload {
@@ -42,6 +43,12 @@ export interface DocumentsPayload {
     metadata?: Record<string, string | number | boolean>;
     options?: { summarize?: boolean; summarize_max_chars?: number };
   }>;
+}
+
+/** Payload of an `ingestFiles` task: the files as uploaded (base64), read when the task runs. */
+export interface FilesPayload {
+  files: Array<{ name: string; data: string }>;
+  metadata?: Record<string, string | number | boolean>;
 }
 
 const PROGRESS_INTERVAL_MS = 250;
@@ -207,7 +214,9 @@ export class IngestionRunner implements TaskRunner {
       const chunkIds =
         task.kind === 'documents'
           ? await this.runDocuments(task, signal, stats)
-          : await this.runLoader(task, signal, stats);
+          : task.kind === 'files'
+            ? await this.runFiles(task, signal, stats)
+            : await this.runLoader(task, signal, stats);
       await this.embedding.embedChunks(chunkIds, signal, (current, total) =>
         this.progress(taskId, { step: 'EMBEDDING', current, total }),
       );
@@ -300,6 +309,46 @@ export class IngestionRunner implements TaskRunner {
       }
     }
     if (batch.length > 0) await flush();
+    return chunkIds;
+  }
+
+  /** Reads each uploaded file and writes it as its own source (its name), replacing what it held. */
+  private async runFiles(
+    task: IngestionTaskEntity,
+    signal: AbortSignal,
+    stats: TaskStats,
+  ): Promise<number[]> {
+    const payload = JSON.parse(task.payload) as FilesPayload;
+    const total = payload.files.length;
+    const chunkIds: number[] = [];
+    await this.progress(task.id, { step: 'SCRAPING', current: 0, total }, true);
+    for (const [i, file] of payload.files.entries()) {
+      signal.throwIfAborted();
+      const outcome = await extractFile(
+        { name: file.name, data: Buffer.from(file.data, 'base64'), metadata: payload.metadata },
+        { maxPages: this.config.uploads.maxPdfPages },
+      );
+      for (const item of outcome.skipped) {
+        stats.skippedCount += 1;
+        if (stats.skipped.length < MAX_LISTED) stats.skipped.push(item);
+      }
+      if (outcome.documents.length > 0) {
+        const input = await this.prepareSource(task.projectId, file.name, 'files', outcome.documents, signal);
+        chunkIds.push(...(await this.writeSources([input], stats)));
+        await this.mergeIndex(input.documents.length);
+      }
+      await this.progress(task.id, { step: 'SCRAPING', current: i + 1, total });
+    }
+    if (stats.documents === 0) {
+      const why = stats.skipped
+        .slice(0, 3)
+        .map((s) => `${s.url} (${s.reason})`)
+        .join(', ');
+      throw new KbqaError(
+        'NO_CONTENT',
+        `nothing could be ingested from the uploaded files${why ? `; skipped: ${why}` : ''}`,
+      );
+    }
     return chunkIds;
   }
 
@@ -582,7 +631,7 @@ export class IngestionRunner implements TaskRunner {
       counts: reportedCounts(outcome.stats),
       // Raw documents can be megabytes and are not needed again; an ingestData request is small
       // and says what the task loaded.
-      ...(task.kind === 'documents' ? { payload: '{}' } : {}),
+      ...(task.kind === 'documents' || task.kind === 'files' ? { payload: '{}' } : {}),
       updatedAt: now,
       finishedAt: now,
     });

@@ -4,8 +4,14 @@ import { formatMicros, IndexEntity, IngestionTaskEntity, type TaskKind } from '@
 import { type DataSource, type FindOptionsWhere, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
-import type { DocumentsPayload, ReportedCounts } from './ingestion.runner';
-import type { IngestDataDto, IngestionStatusResponse, RawDocument } from './ingestion.dto';
+import type { DocumentsPayload, FilesPayload, ReportedCounts } from './ingestion.runner';
+import {
+  parseFileMetadata,
+  type IngestDataDto,
+  type IngestionStatusResponse,
+  type RawDocument,
+} from './ingestion.dto';
+import type { UploadedFile } from './uploads';
 import { LoaderRegistry } from './loader-registry';
 import { insertTask } from './task-rows';
 import { upsertIndex } from '../indexes/index-rows';
@@ -34,6 +40,27 @@ export class IngestionService {
       })),
     };
     return this.createTask(projectId, 'documents', JSON.stringify(payload), documents.length);
+  }
+
+  /**
+   * Uploaded files become one task: each file is read (PDF, Word, Markdown, HTML, text) when the
+   * task runs, so a slow or bad file fails or skips there, in the task's report, not in the request.
+   * A file's source is its name; uploading the same name again replaces it.
+   */
+  async ingestFiles(
+    projectId: number,
+    files: UploadedFile[],
+    metadataJson: string | undefined,
+  ): Promise<number> {
+    if (files.length === 0) {
+      throw new KbqaError('BAD_REQUEST', 'send one or more files as multipart/form-data parts named "files"');
+    }
+    const metadata = parseFileMetadata(metadataJson);
+    const payload: FilesPayload = {
+      files: files.map((f) => ({ name: f.name, data: f.data.toString('base64') })),
+      ...(metadata ? { metadata } : {}),
+    };
+    return this.createTask(projectId, 'files', JSON.stringify(payload), files.length);
   }
 
   async ingestData(projectId: number, dto: IngestDataDto): Promise<number> {

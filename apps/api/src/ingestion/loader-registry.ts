@@ -1,7 +1,13 @@
 import { KbqaError, SOURCE_TYPES, type SourceLoader, type SourceType } from '@kbqa/core';
 
 /** Types whose URL the safe fetcher reads directly (git and video URLs have their own rules). */
-const FETCHED_TYPES: ReadonlySet<SourceType> = new Set(['website-crawler', 'docusaurus', 'sitemap', 'url']);
+const FETCHED_TYPES: ReadonlySet<SourceType> = new Set([
+  'website-crawler',
+  'docusaurus',
+  'sitemap',
+  'url',
+  'openapi',
+]);
 
 /**
  * The one place loaders are registered, keyed by source type. Construction fails when a type

@@ -8,6 +8,7 @@ import { WebsiteCrawlerLoader } from '@kbqa/loader-website-crawler';
 import { fetcherFetch, redirectingFetch, YoutubeLoader } from '@kbqa/loader-youtube';
 import type { AppConfig } from '../config/config';
 import { LoaderRegistry } from './loader-registry';
+import { OpenApiLoader } from '@kbqa/loader-openapi';
 
 /** The setting that refusals of private addresses name. */
 const ALLOWLIST_SETTING = 'KBQA_ALLOW_PRIVATE_HOSTS';
@@ -39,6 +40,7 @@ export function createLoaderRegistry(config: AppConfig): LoaderRegistry {
     new DocusaurusLoader({ fetcher }),
     new SitemapLoader({ fetcher }),
     new UrlLoader({ fetcher }),
+    new OpenApiLoader({ fetcher }),
     new GithubLoader({ guard, baseUrls: config.web.gitBaseUrls }),
     new YoutubeLoader({ fetch: youtubeFetch }),
   ];

@@ -17,6 +17,8 @@ const TASK_KINDS: TaskKind[] = [
   'youtube',
   'url',
   'sitemap',
+  'openapi',
+  'files',
 ];
 const TASK_STATUSES: TaskStatus[] = ['pending', 'running', 'completed'];
 

@@ -10,6 +10,7 @@ const TYPES: Array<[string, string]> = [
   ['docusaurus', 'Docusaurus site'],
   ['sitemap', 'Sitemap (sitemap.xml URL)'],
   ['url', 'Single page'],
+  ['openapi', 'OpenAPI or Swagger document (JSON or YAML URL)'],
   ['github', 'GitHub or git repository'],
   ['youtube', 'YouTube video, playlist or channel'],
 ];

@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { del, get } from '../api';
+import { del, get, post } from '../api';
 import { when } from '../format';
 import type { IndexRow, Project, SourceRow } from '../types';
 import { DangerButton, Table, Loading, Notice, Section, useLoad, useNotice } from '../ui';
@@ -62,6 +62,14 @@ export function SourcesPage({ project }: { project: Project }) {
           onInput={(e) => setQuery(e.currentTarget.value)}
         />
       </form>
+      <UploadForm
+        project={project}
+        run={run}
+        onQueued={() => {
+          // The task runs in the background: the list shows the files once it has read them.
+          sources.reload();
+        }}
+      />
       <Notice notice={notice} />
       {!sources.data ? (
         <Loading error={sources.error} />
@@ -177,5 +185,58 @@ function ConfirmDelete(props: { source: SourceRow; onConfirm: () => void; onCanc
         Cancel
       </button>
     </span>
+  );
+}
+
+/** What the upload form takes (PDF, Word .docx, Markdown, HTML, text), as @kbqa/loader-files reads. */
+const UPLOAD_ACCEPT = '.pdf,.docx,.md,.markdown,.mdx,.html,.htm,.xhtml,.txt,.text';
+
+/**
+ * Uploads files into the project through the operator API (as ingestFiles does). Each file becomes
+ * a source named by its file name; uploading the same name again replaces it.
+ */
+function UploadForm({
+  project,
+  run,
+  onQueued,
+}: {
+  project: Project;
+  run: (action: () => Promise<string | void>) => Promise<void>;
+  onQueued: () => void;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  const [count, setCount] = useState(0);
+  return (
+    <form
+      class="inline"
+      aria-label="Upload files"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const files = input.current?.files;
+        if (!files || files.length === 0) return;
+        const form = new FormData();
+        for (const file of Array.from(files)) form.append('files', file, file.name);
+        void run(async () => {
+          const { task_id } = await post<{ task_id: number }>(`projects/${project.id}/files`, form);
+          if (input.current) input.current.value = '';
+          setCount(0);
+          onQueued();
+          return `Upload queued as task ${task_id}: ${files.length} file${files.length === 1 ? '' : 's'} (Indexes page shows its report).`;
+        });
+      }}
+    >
+      <label for="source-upload">Upload files (PDF, Word, Markdown, HTML, text)</label>
+      <input
+        id="source-upload"
+        ref={input}
+        type="file"
+        multiple
+        accept={UPLOAD_ACCEPT}
+        onChange={(e) => setCount(e.currentTarget.files?.length ?? 0)}
+      />
+      <button type="submit" disabled={count === 0}>
+        Upload
+      </button>
+    </form>
   );
 }

@@ -2,7 +2,15 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 export type TaskStatus = 'pending' | 'running' | 'completed';
 export type TaskKind =
-  'documents' | 'website-crawler' | 'docusaurus' | 'github' | 'youtube' | 'url' | 'sitemap';
+  | 'documents'
+  | 'files'
+  | 'website-crawler'
+  | 'docusaurus'
+  | 'github'
+  | 'youtube'
+  | 'url'
+  | 'sitemap'
+  | 'openapi';
 
 @Entity('ingestion_tasks')
 export class IngestionTaskEntity {

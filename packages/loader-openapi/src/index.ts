@@ -1,0 +1,1 @@
+export { OpenApiLoader, type OpenApiLoaderOptions } from './openapi.loader';

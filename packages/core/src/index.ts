@@ -10,3 +10,5 @@ export * from './hash';
 export * from './fetcher';
 export * from './store';
 export * from './relevance';
+export * from './time';
+export * from './record-ids';

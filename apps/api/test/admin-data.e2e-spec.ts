@@ -1,4 +1,4 @@
-import { timestampAt } from '@kbqa/store-sqlite';
+import { timestampAt } from '@kbqa/core';
 import request from 'supertest';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 import { answerText, parseSse } from './sse';

@@ -22,11 +22,12 @@ describe('Foundation endpoints (e2e)', () => {
   afterAll(() => t.close());
 
   describe('GET /health', () => {
-    it('reports status, version, retrieval mode, queue kind and disk state', async () => {
+    it('reports status, version, store, retrieval mode, queue kind and disk state', async () => {
       const res = await request(t.http).get('/health').expect(200);
       expect(res.body).toEqual({
         status: 'ok',
         version: expect.any(String),
+        store: 'sqlite',
         retrieval: 'lexical',
         queue: 'in-process',
         queue_state: 'ok',

@@ -94,6 +94,11 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
     expect(migrations).toEqual(MIGRATIONS.map((m) => ({ id: m.id, name: m.name })));
   });
 
+  it('names PostgreSQL as its store in /health', async () => {
+    const health = await request(t.http).get('/health').expect(200);
+    expect(health.body).toMatchObject({ status: 'ok', store: 'postgres' });
+  });
+
   it('walks the main flow: project, key, ingestion, chat, a continued conversation, rating, export', async () => {
     const project = await call('post', '/admin/v1/projects', { name: 'handbook' }).expect(201);
     const projectId = project.body.id as number;

@@ -11,3 +11,5 @@ export * from './fetcher';
 export * from './store';
 export * from './relevance';
 export * from './versions';
+export * from './time';
+export * from './record-ids';

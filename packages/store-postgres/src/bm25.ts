@@ -1,14 +1,8 @@
-import { indexOfId } from '@kbqa/store-sqlite';
+import { B, bm25Idf, indexOfId, K1, ScoreSum } from '@kbqa/ranking';
 import { INDEX_GENERATION_SQL, type PostingList, PostingsCache } from './postings-cache';
-import { ScoreSum } from './score-sum';
 import { tsQueryOf, searchText } from './text-search';
 import type { Queryable } from './vector-store';
 
-/** FTS5's bm25() constants, which the SQLite store ranks with. */
-const K1 = 1.2;
-const B = 0.75;
-/** FTS5's floor for the idf of a term on more than half of the rows. */
-const MIN_IDF = 1e-6;
 /**
  * Weight of an occurrence by the tsvector weight of its column: title A, headings B, prose C,
  * code D, the SQLite store's FTS_WEIGHTS (4, 2.5, 1, 0.5).
@@ -405,7 +399,7 @@ export class Bm25Ranker {
     const { rows: total } = await this.indexStats();
     return withLexemes.map((t) => {
       const n = Math.min(total, df.get(t.query) ?? 0);
-      return { ...t, idf: Math.max(MIN_IDF, Math.log((total - n + 0.5) / (n + 0.5))) };
+      return { ...t, idf: bm25Idf(n, total) };
     });
   }
 

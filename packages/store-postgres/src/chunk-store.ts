@@ -13,20 +13,27 @@ import type {
 } from '@kbqa/core';
 import { KbqaError, sha256Hex } from '@kbqa/core';
 import {
+  cappedHits,
   CONTEXT_WEIGHT,
+  coverageIdf,
   fuseScores,
-  lexicalRelevance,
-  matchTerms,
-  queryStems,
-  rankRelevance,
-  splitProseAndCode,
-  coverageOf,
-  withOpeningSlot,
-  stemsFound,
-  weighStems,
+  HIT_COLUMNS,
+  type HitRow as StoredHitRow,
+  hybridPool,
+  IDF_FLOOR,
   type LexicalHit,
+  type LexicalPlan as RankingPlan,
   type LexicalScore,
-} from '@kbqa/store-sqlite';
+  passageText,
+  planLexical,
+  queryWords,
+  rankRelevance,
+  rerankPool,
+  scorePassage,
+  splitProseAndCode,
+  toHit,
+  withOpeningSlot,
+} from '@kbqa/ranking';
 import { RowCache } from './row-cache';
 import { Bm25Ranker, documentLength, type RankTerm } from './bm25';
 import { metadataWhereSql } from './metadata-filter';
@@ -43,16 +50,9 @@ const RANK_WEIGHTS = '{0.125, 0.25, 0.625, 1.0}';
 const RANK_NORMALIZATION = 1;
 /** Brings ts_rank_cd, on a much smaller scale, near BM25's, which the relevance curves expect. */
 const RANK_SCALE = 40;
-const RERANK_POOL = 2;
-const MAX_RERANK_POOL = 100;
-const UNCOVERED_FACTOR = 0.75;
-const IDF_FLOOR = 0.8;
 const MAX_CACHED_IDFS = 10_000;
 /** Plans of one question, when writes keep raising the index's generation while it is answered. */
 const PLAN_ATTEMPTS = 3;
-/** Hybrid candidates taken from each side, per wanted result, before fusion. */
-const POOL_FACTOR = 2;
-const MIN_POOL = 20;
 
 /** The weighted tsvector of a chunk row `r`: title A, heading path B, prose C, code D. */
 const TSV_SQL = `setweight(to_tsvector('kbqa_english', r.t_title), 'A')
@@ -63,28 +63,15 @@ const TSV_SQL = `setweight(to_tsvector('kbqa_english', r.t_title), 'A')
 /** Default bound of the held hit rows, in characters. */
 const DEFAULT_CACHED_ROW_CHARS = 8_000_000;
 
-const HIT_COLUMNS = 'c.id, c.document_id, c.source_id, s.source, c.content, c.title, c.heading_path, c.link';
+/** A hit row as node-postgres reads it: the heading path (jsonb) comes parsed. */
+type HitRow = StoredHitRow<string[]>;
 
-interface HitRow {
-  id: number;
-  document_id: number;
-  source_id: number;
-  source: string;
-  content: string;
-  title: string;
-  heading_path: string[];
-  link: string;
-}
-
-interface LexicalPlan {
+/** The ranking model's plan with the tsqueries of its terms. */
+interface LexicalPlan extends RankingPlan {
   /** tsquery of the question's own terms, which a passage must match. */
   main: string;
   /** tsquery of the context's terms the question does not have. */
   context?: string;
-  mainTerms: string[];
-  contextTerms: string[];
-  weights: Map<string, number>;
-  shares: Map<string, number>;
 }
 
 /**
@@ -406,11 +393,7 @@ export class PostgresChunkStore implements ChunkStore {
 
   /** Lexical hits, each score capped by those above it so scores never rise down the list. */
   async searchLexical(query: SearchQuery): Promise<SearchHit[]> {
-    let cap = 1;
-    return (await this.rankLexical(query)).map(({ rankRelevance: _rank, ...hit }) => {
-      cap = Math.min(cap, hit.score);
-      return { ...hit, score: cap };
-    });
+    return cappedHits(await this.rankLexical(query));
   }
 
   /**
@@ -419,7 +402,7 @@ export class PostgresChunkStore implements ChunkStore {
    * passage holds, as the SQLite store ranks them.
    */
   async rankLexical(query: SearchQuery): Promise<LexicalHit[]> {
-    const pool = Math.max(query.topK, Math.min(query.topK * RERANK_POOL, MAX_RERANK_POOL));
+    const pool = rerankPool(query.topK);
     const filter = metadataWhereSql(query.filters ?? [], 'd.metadata', 5);
     const ranked = await this.rawRanking(query, filter, pool);
     if (!ranked) return [];
@@ -428,13 +411,12 @@ export class PostgresChunkStore implements ChunkStore {
     const rows = await this.hitRows(top.map(([id]) => id));
     const scored = rows
       .map((r) => {
-        const score = raw.get(r.id) ?? 0;
-        const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
-        // Shares and weights have the same stems: the passage is read once for both, as in the
-        // SQLite store (stemming the passages was a third of a lexical search's CPU at 100k chunks).
-        const found = stemsFound(plan.weights, passage);
-        const rank = score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverageOf(plan.shares, found));
-        return { hit: toHit(r, lexicalRelevance(score, coverageOf(plan.weights, found))), rank };
+        const { rank, score } = scorePassage(
+          plan,
+          raw.get(r.id) ?? 0,
+          passageText(r.title, r.heading_path, r.content),
+        );
+        return { hit: toHit(r, score), rank };
       })
       .sort((a, b) => b.rank - a.rank || a.hit.chunkId - b.hit.chunkId);
     // A definition's search leads with its topic's page (SearchQuery.topic): no opening is given a place.
@@ -490,14 +472,12 @@ export class PostgresChunkStore implements ChunkStore {
       joinDocuments: false,
     });
     for (const r of await this.hitRows([...raw.keys()])) {
-      const score = raw.get(r.id) ?? 0;
-      const passage = `${r.title}\n${r.heading_path.join('\n')}\n${r.content}`;
-      const found = stemsFound(plan.weights, passage);
-      const rank = score * (UNCOVERED_FACTOR + (1 - UNCOVERED_FACTOR) * coverageOf(plan.shares, found));
-      out.set(r.id, {
-        score: lexicalRelevance(score, coverageOf(plan.weights, found)),
-        rankRelevance: rankRelevance(rank),
-      });
+      const { rank, score } = scorePassage(
+        plan,
+        raw.get(r.id) ?? 0,
+        passageText(r.title, r.heading_path, r.content),
+      );
+      out.set(r.id, { score, rankRelevance: rankRelevance(rank) });
     }
     return out;
   }
@@ -570,10 +550,10 @@ export class PostgresChunkStore implements ChunkStore {
     return this.hydrate(nearest.map((n) => ({ chunkId: n.chunkId, score: n.similarity })));
   }
 
-  /** The SQLite store's fusion (hybrid.ts): both sides rescored on the other, LEXICAL_WEIGHT mix. */
+  /** Hybrid search as the SQLite store does it: both sides rescored on the other, then fuseScores. */
   private async hybridSearch(query: SearchQuery): Promise<SearchHit[]> {
     if (!query.vector) return this.searchLexical(query);
-    const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
+    const pool = hybridPool(query.topK);
     const lexicalHits = await this.rankLexical({ ...query, topK: pool });
     // The lexical candidates' similarities come with the dense search, in one round trip.
     const { nearest: denseHits, similarities } = await this.vectors.nearestAndScored(
@@ -604,25 +584,19 @@ export class PostgresChunkStore implements ChunkStore {
 
   /** The tsqueries of a query and the coverage weight of each stem, as the SQLite store plans them. */
   private async lexicalPlan(query: SearchQuery): Promise<LexicalPlan | undefined> {
-    let text = query.text;
-    let context = query.context ?? '';
-    if (context.trim() !== '' && queryStems(text).length === 0) [text, context] = [context, ''];
-    const terms = matchTerms(text);
-    const main = tsQueryOf(terms);
-    if (!main) return undefined;
-    const stems = queryStems(text);
-    const contextStems = queryStems(context).filter((s) => !stems.includes(s));
-    const { weights, shares } = weighStems(stems, contextStems, await this.idfs([...stems, ...contextStems]));
-    const own = new Set(terms);
-    const contextTerms = contextStems.length > 0 ? matchTerms(context).filter((t) => !own.has(t)) : [];
-    return { main, context: tsQueryOf(contextTerms), mainTerms: terms, contextTerms, weights, shares };
+    const words = queryWords(query);
+    const main = words && tsQueryOf(words.terms);
+    if (!words || !main) return undefined;
+    const plan = planLexical(words, await this.idfs([...words.stems, ...words.contextStems]));
+    return { ...plan, main, context: tsQueryOf(plan.contextTerms) };
   }
 
   private idfCache = { generation: -1, idf: new Map<string, number>() };
 
   /**
-   * Idf of each stem over the whole index (at least IDF_FLOOR), document frequencies from the GIN
-   * index, held for one generation of the index as BM25's statistics are (see {@link Bm25Ranker}).
+   * Idf of each stem over the whole index (coverageIdf of @kbqa/ranking), document frequencies
+   * from the GIN index, held for one generation of the index as BM25's statistics are (see
+   * {@link Bm25Ranker}).
    */
   private async idfs(stems: string[]): Promise<(stem: string) => number> {
     const { rows: total } = await this.bm25.indexStats();
@@ -639,7 +613,7 @@ export class PostgresChunkStore implements ChunkStore {
       );
       for (const r of rows) {
         const n = Math.min(total, r.n);
-        cache.set(r.stem, Math.max(IDF_FLOOR, Math.log(1 + (total - n + 0.5) / (n + 0.5))));
+        cache.set(r.stem, coverageIdf(n, total));
       }
     }
     return (s) => cache.get(s) ?? IDF_FLOOR;
@@ -739,21 +713,6 @@ async function writeChunkRows(
     [ids],
   );
   return ids;
-}
-
-function toHit(row: HitRow, score: number): SearchHit {
-  return {
-    chunkId: row.id,
-    documentId: row.document_id,
-    sourceId: row.source_id,
-    source: row.source,
-    content: row.content,
-    title: row.title,
-    // A copy: the row may be held and serve later questions.
-    headingPath: [...row.heading_path],
-    link: row.link,
-    score,
-  };
 }
 
 function requireVector(query: SearchQuery): Float32Array {

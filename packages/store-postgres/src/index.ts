@@ -1,10 +1,19 @@
-export * from './chunk-store';
-export * from './metadata-filter';
-export * from './migrations';
-export * from './text-search';
-export * from './vector-store';
-export * from './pool';
-export * from './request-records';
-export * from './copy-sqlite';
-export * from './postings-cache';
-export * from './batcher';
+// The public API: what the service, the command line and the benchmarks use.
+export {
+  type LexicalRanking,
+  openPostgresChunkStore,
+  PostgresChunkStore,
+  type PostgresChunkStoreOptions,
+} from './chunk-store';
+export { PostgresVectorStore, type Queryable } from './vector-store';
+export { migrate, MIGRATIONS } from './migrations';
+export { postgresPool, recordPoolConfig } from './pool';
+export { PostgresRequestRecords } from './request-records';
+export {
+  copySqliteToPostgres,
+  type CopiedTable,
+  type CopyOptions,
+  type CopyResult,
+  type SqliteReader,
+} from './copy-sqlite';
+export { Batcher, type BatcherOptions } from './batcher';

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { KeyKind, NewMessage } from '@kbqa/core';
-import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/store-sqlite';
+import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
 import { Batcher } from './batcher';
 
 /** A message to store, and for a new conversation (`conversationId` null) its role info and starter. */

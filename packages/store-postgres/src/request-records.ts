@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { ActiveKey, ExportedPair, ExportFilters, KeyKind, NewMessage, RequestRecords } from '@kbqa/core';
-import { nowTimestamp, randomRecordId } from '@kbqa/store-sqlite';
+import { nowTimestamp, randomRecordId } from '@kbqa/core';
 import { Batcher } from './batcher';
 import { MessageWrites, withRandomIds } from './message-writes';
 

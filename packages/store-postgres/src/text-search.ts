@@ -1,4 +1,4 @@
-import { matchTerms } from '@kbqa/store-sqlite';
+import { matchTerms } from '@kbqa/ranking';
 
 /**
  * Text as both sides of the search see it: diacritics removed and every run of characters other

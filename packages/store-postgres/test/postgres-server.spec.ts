@@ -11,12 +11,12 @@ import { Client, Pool } from 'pg';
 import {
   MIGRATIONS,
   migrate,
-  POSTINGS_SELECT,
   openPostgresChunkStore,
   PostgresRequestRecords,
   recordPoolConfig,
   type PostgresChunkStore,
 } from '../src';
+import { POSTINGS_SELECT } from '../src/migrations';
 import {
   contractFixtures,
   createScratchDatabase,

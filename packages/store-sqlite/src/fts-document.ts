@@ -1,6 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { splitProseAndCode } from '@kbqa/ranking';
 
-/** Columns of `chunks_fts`, in order; `FTS_WEIGHTS` in chunk-index.ts follows it. */
+// The migrations that rebuilt the FTS table split bodies with it from here.
+export { splitProseAndCode };
+
+/** Columns of `chunks_fts`, in order; `FTS_WEIGHTS` in lexical-ranker.ts follows it. */
 export const FTS_COLUMNS = ['project', 'title', 'headings', 'content', 'code'] as const;
 
 /** The columns query terms are matched in; `project` only scopes a query to one project. */
@@ -31,39 +35,6 @@ export function textMatch(match: string): string {
 /** A MATCH expression limited to one project's chunks. */
 export function projectMatch(projectId: number, match: string): string {
   return `project : "${projectToken(projectId)}" AND ${textMatch(match)}`;
-}
-
-/** The body of a chunk as indexed: prose and code apart, so each column gets its own weight. */
-export interface FtsBody {
-  prose: string;
-  code: string;
-}
-
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-
-/**
- * Splits markdown into prose and fenced code. Code in documentation is long and repetitive
- * (config files, comments, boilerplate), so at full weight a code sample that mentions a word
- * many times outranks the paragraph that explains it; indexed in its own column it still
- * matches, with less weight. An unclosed fence runs to the end, as the chunker reads it.
- */
-export function splitProseAndCode(markdown: string): FtsBody {
-  const prose: string[] = [];
-  const code: string[] = [];
-  let open: string | undefined;
-  for (const line of markdown.split('\n')) {
-    const fence = FENCE.exec(line)?.[1];
-    if (open !== undefined) {
-      code.push(line);
-      if (fence && fence[0] === open[0] && fence.length >= open.length) open = undefined;
-    } else if (fence) {
-      open = fence;
-      code.push(line);
-    } else {
-      prose.push(line);
-    }
-  }
-  return { prose: prose.join('\n'), code: code.join('\n') };
 }
 
 /** Inserts the FTS row of one chunk from its stored fields (title, heading path, markdown). */

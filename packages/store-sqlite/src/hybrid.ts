@@ -1,21 +1,16 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SearchHit, SearchQuery } from '@kbqa/core';
 import { KbqaError } from '@kbqa/core';
-import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
-import type { LexicalHit, LexicalScore } from './chunk-index';
+import {
+  fuseScores,
+  HIT_COLUMNS,
+  type HitRow,
+  hybridPool,
+  type LexicalHit,
+  type LexicalScore,
+  toHit,
+} from '@kbqa/ranking';
 import type { SqliteVectorIndex } from './vector-index';
-
-/**
- * Hybrid score = LEXICAL_WEIGHT · lexical relevance + (1 − LEXICAL_WEIGHT) · dense relevance, a
- * fixed convex combination of two absolute scores in [0, 1] (lexicalRelevance: question coverage
- * and BM25; cosine similarity clamped to [0, 1]). Unlike rank fusion (RRF), the same chunk and
- * question always get the same score whatever else is in the index, so a score threshold keeps its
- * meaning across queries; a chunk matching both ways outranks one matching only one way.
- */
-export const LEXICAL_WEIGHT = 0.5;
-/** Candidates taken from each side, per wanted result, before fusion. */
-const POOL_FACTOR = 2;
-const MIN_POOL = 20;
 
 export interface HybridDeps {
   db: BetterSqlite3.Database;
@@ -48,12 +43,12 @@ export function denseSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
 
 /**
  * Lexical and dense candidates (both filtered inside their searches), each rescored on the other
- * side so every candidate has both relevances, fused with {@link LEXICAL_WEIGHT}. Without a query
+ * side so every candidate has both relevances, fused (fuseScores of @kbqa/ranking). Without a query
  * vector it is the lexical search.
  */
 export function hybridSearch(deps: HybridDeps, query: SearchQuery): SearchHit[] {
   if (!query.vector) return deps.lexicalSearch(query);
-  const pool = Math.max(MIN_POOL, query.topK * POOL_FACTOR);
+  const pool = hybridPool(query.topK);
   // The dense side starts first: with the project's codes in memory its scan runs on the scan
   // thread while FTS5 ranks the lexical side here. Lexical candidates get exact dense scores
   // below, so the dense side only needs its own top k.
@@ -104,34 +99,4 @@ function hydrate(db: BetterSqlite3.Database, scored: Array<{ chunkId: number; sc
     if (r) hits.push(toHit(r, score));
   }
   return hits;
-}
-
-/**
- * Hybrid order and scores of the candidates `ids` from their lexical scores and vector
- * similarities (a missing one counts as 0): ranked by BM25's curve plus similarity (see
- * rankRelevance), reported with the calibrated lexical score plus similarity, capped by the scores
- * above it so that they never rise down the list. Shared by the SQLite and PostgreSQL stores.
- */
-export function fuseScores(
-  ids: Iterable<number>,
-  lexical: ReadonlyMap<number, LexicalScore>,
-  dense: ReadonlyMap<number, number>,
-  topK: number,
-): Array<{ chunkId: number; rank: number; score: number }> {
-  const fuse = (lex: number, chunkId: number) =>
-    LEXICAL_WEIGHT * lex + (1 - LEXICAL_WEIGHT) * (dense.get(chunkId) ?? 0);
-  const fused = [...ids]
-    .map((chunkId) => ({
-      chunkId,
-      rank: fuse(lexical.get(chunkId)?.rankRelevance ?? 0, chunkId),
-      score: fuse(lexical.get(chunkId)?.score ?? 0, chunkId),
-    }))
-    .sort((a, b) => b.rank - a.rank || a.chunkId - b.chunkId)
-    .slice(0, topK);
-  let cap = 1;
-  for (const f of fused) {
-    cap = Math.min(cap, f.score);
-    f.score = cap;
-  }
-  return fused;
 }

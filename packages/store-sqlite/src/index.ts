@@ -1,17 +1,19 @@
-export * from './chunk-index';
-export * from './data-source';
-export * from './entities';
-export * from './fts-query';
-export * from './section-openings';
-export * from './metadata-filter';
-export * from './request-records';
-export * from './migrations';
-export * from './time';
-export { writeTransaction } from './write-transaction';
-export * from './hybrid';
-export * from './ids';
-export * from './vector-index';
-export { splitProseAndCode, type FtsBody } from './fts-document';
+// The public API: what the service, the read pool and the benchmarks use. Ranking arithmetic is
+// in @kbqa/ranking, the stored timestamp and record id helpers in @kbqa/core.
+export { SqliteChunkIndex, type SqliteChunkIndexOptions, type SourceRecord } from './chunk-index';
 export type { TermScores } from './term-scores';
-export { indexOfId, topIds } from './term-scores';
+export { SqliteVectorIndex, type VectorSearchTuning } from './vector-index';
+export {
+  checkpoint,
+  type CheckpointResult,
+  openCheckpointConnection,
+  openDataSource,
+  openReadConnection,
+  rawDatabase,
+  type SqliteStoreOptions,
+} from './data-source';
+export * from './entities';
+export { SqliteRequestRecords } from './request-records';
+export { writeTransaction } from './write-transaction';
 export * from './backup';
+export { MIGRATIONS } from './migrations';

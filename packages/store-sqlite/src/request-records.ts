@@ -8,8 +8,7 @@ import type {
   RequestRecords,
   Sender,
 } from '@kbqa/core';
-import { RANDOM_ID_ATTEMPTS, randomRecordId } from './ids';
-import { nowTimestamp } from './time';
+import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
 
 /**
  * {@link RequestRecords} on one SQLite database, with statements prepared once. Conversations and

@@ -5,36 +5,10 @@ import { sha256Hex, type ChunkDraft, type SearchQuery } from '@kbqa/core';
 import type { DataSource } from 'typeorm';
 import { SqliteChunkIndex } from './chunk-index';
 import { openDataSource, rawDatabase } from './data-source';
-import { ScoreAccumulator, scoreOf, TermScoreCache, termScores, topIds } from './term-scores';
+import { scoreOf, TermScoreCache, termScores } from './term-scores';
 
-describe(topIds.name, () => {
-  it('keeps the best scores, best first, ties by smaller id', () => {
-    const scores = new Map([
-      [5, 1],
-      [3, 9],
-      [8, 4],
-      [1, 4],
-      [9, 0.5],
-      [2, 9],
-    ]);
-    expect(topIds([...scores.keys()], (id) => scores.get(id)!, 4)).toEqual([2, 3, 1, 8]);
-    expect(topIds([...scores.keys()], (id) => scores.get(id)!, 10)).toEqual([2, 3, 1, 8, 5, 9]);
-    expect(topIds([1, 2], () => 1, 0)).toEqual([]);
-  });
-
-  it('agrees with a full sort on many random scores', () => {
-    let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 10;
-    const ids = Array.from({ length: 5000 }, (_, i) => i + 1);
-    const score = new Map(ids.map((id) => [id, Math.round(random() * 100) / 100]));
-    const sorted = [...ids].sort((a, b) => score.get(b)! - score.get(a)! || a - b);
-    expect(topIds(ids, (id) => score.get(id)!, 37)).toEqual(sorted.slice(0, 37));
-  });
-});
-
-describe(ScoreAccumulator.name, () => {
-  it('sums lists per id in list order and forgets the previous sum on begin', () => {
-    const acc = new ScoreAccumulator();
+describe(scoreOf.name, () => {
+  it('sums one chunk over the lists it is in, undefined when in none', () => {
     const a = termScores([
       [4, 0.1],
       [2, 0.2],
@@ -43,24 +17,8 @@ describe(ScoreAccumulator.name, () => {
       [4, 0.7],
       [9, 1],
     ]);
-    acc.begin(9);
-    acc.add(a);
-    acc.add(b);
-    expect([...acc.touched]).toEqual([2, 4, 9]);
-    expect(acc.get(4)).toBe(0.1 + 0.7);
-    expect(acc.get(3)).toBe(0);
-    expect(acc.top(2)).toEqual([9, 4]);
-    acc.begin(9);
-    expect([...acc.touched]).toEqual([]);
-    expect(acc.has(4)).toBe(false);
-    // More ids than its first buffer holds.
-    const many = termScores(Array.from({ length: 5000 }, (_, i) => [i, i % 7]));
-    acc.begin(5000);
-    acc.add(many);
-    acc.add(many);
-    expect(acc.touched.length).toBe(5000);
-    expect(acc.get(4999)).toBe(2 * (4999 % 7));
     expect(scoreOf([a, b], 4)).toBe(0.1 + 0.7);
+    expect(scoreOf([a, b], 9)).toBe(1);
     expect(scoreOf([a, b], 5)).toBeUndefined();
   });
 });

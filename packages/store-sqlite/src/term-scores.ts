@@ -1,3 +1,5 @@
+import { indexOfId } from '@kbqa/ranking';
+
 /**
  * One query term's BM25 contribution to each chunk that holds it, chunk ids ascending: what
  * FTS5's bm25() returns for a MATCH of that term alone.
@@ -7,7 +9,8 @@
  * length), added in the expression's order starting from 0. So the score of `a OR b OR c` is, to
  * the bit, ((0 + a) + b) + c of the single-term scores, a phrase absent from a row adding 0. A
  * question's words repeat across questions (and the common ones, whose posting lists FTS5 walks
- * and scores row by row, repeat most), so their lists are kept and summed here instead.
+ * and scores row by row, repeat most), so their lists are kept and summed instead (ScoreSum of
+ * @kbqa/ranking).
  */
 export interface TermScores {
   ids: Int32Array;
@@ -119,147 +122,11 @@ export function termScores(rows: ReadonlyArray<readonly [id: number, score: numb
   return { ids, scores };
 }
 
-/**
- * Sums term score lists per chunk, in list order (so each sum is bitwise the one FTS5 computes
- * for the OR of the terms), over a dense array reused between queries: one pass per list, no
- * per-chunk allocation.
- */
-export class ScoreAccumulator {
-  private score = new Float64Array(0);
-  private mark = new Int32Array(0);
-  private epoch = 0;
-  private seen = new Int32Array(1024);
-  private count = 0;
-
-  /** Starts a sum over chunk ids up to `maxId`. */
-  begin(maxId: number): void {
-    if (maxId >= this.score.length) {
-      const size = Math.max(maxId + 1, this.score.length * 2);
-      this.score = new Float64Array(size);
-      this.mark = new Int32Array(size);
-      this.epoch = 0;
-    }
-    this.epoch += 1;
-    this.count = 0;
-  }
-
-  /** Adds one list. */
-  add(list: TermScores): void {
-    const { ids, scores } = list;
-    const { mark, score, epoch } = this;
-    if (this.count + ids.length > this.seen.length) {
-      const grown = new Int32Array(Math.max(this.seen.length * 2, this.count + ids.length));
-      grown.set(this.seen.subarray(0, this.count));
-      this.seen = grown;
-    }
-    const seen = this.seen;
-    let count = this.count;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!;
-      if (mark[id] !== epoch) {
-        mark[id] = epoch;
-        score[id] = scores[i]!;
-        seen[count++] = id;
-      } else {
-        score[id] = score[id]! + scores[i]!;
-      }
-    }
-    this.count = count;
-  }
-
-  /** The chunks added to since {@link begin}, in first-seen order. */
-  get touched(): Int32Array {
-    return this.seen.subarray(0, this.count);
-  }
-
-  has(id: number): boolean {
-    return id < this.mark.length && this.mark[id] === this.epoch;
-  }
-
-  get(id: number): number {
-    return this.has(id) ? this.score[id]! : 0;
-  }
-
-  /** The `limit` touched ids of highest sum, best first, ties by smaller id ({@link topIds}). */
-  top(limit: number): number[] {
-    const score = this.score;
-    return topIds(this.touched, (id) => score[id]!, limit);
-  }
-}
-
 /** Largest id over the lists (-1 when all are empty). */
 export function maxId(lists: readonly TermScores[]): number {
   let max = -1;
   for (const l of lists) if (l.ids.length > 0) max = Math.max(max, l.ids[l.ids.length - 1]!);
   return max;
-}
-
-/** The `limit` ids of highest score, best first, ties by smaller id. */
-export function topIds(
-  ids: ArrayLike<number> & Iterable<number>,
-  score: (id: number) => number,
-  limit: number,
-): number[] {
-  if (limit <= 0) return [];
-  // A min-heap of the best `limit` so far in two typed arrays (no object per candidate: tens of
-  // thousands of chunks hold a common word); the root is the weakest kept.
-  const heapIds = new Int32Array(limit);
-  const heapScores = new Float64Array(limit);
-  let n = 0;
-  const worse = (i: number, j: number): boolean =>
-    heapScores[i]! < heapScores[j]! || (heapScores[i] === heapScores[j] && heapIds[i]! > heapIds[j]!);
-  const swap = (i: number, j: number): void => {
-    const id = heapIds[i]!;
-    const s = heapScores[i]!;
-    heapIds[i] = heapIds[j]!;
-    heapScores[i] = heapScores[j]!;
-    heapIds[j] = id;
-    heapScores[j] = s;
-  };
-  for (let k = 0; k < ids.length; k++) {
-    const id = ids[k]!;
-    const s = score(id);
-    if (n < limit) {
-      heapIds[n] = id;
-      heapScores[n] = s;
-      for (let i = n++; i > 0;) {
-        const p = (i - 1) >> 1;
-        if (!worse(i, p)) break;
-        swap(i, p);
-        i = p;
-      }
-    } else if (s > heapScores[0]! || (s === heapScores[0] && id < heapIds[0]!)) {
-      heapIds[0] = id;
-      heapScores[0] = s;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < n && worse(l, m)) m = l;
-        if (r < n && worse(r, m)) m = r;
-        if (m === i) break;
-        swap(i, m);
-        i = m;
-      }
-    }
-  }
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => heapScores[b]! - heapScores[a]! || heapIds[a]! - heapIds[b]!);
-  return order.map((i) => heapIds[i]!);
-}
-
-/** Where `id` is in ascending `ids` (binary search), or -1. */
-export function indexOfId(ids: Int32Array, id: number): number {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = ids[mid]!;
-    if (at < id) lo = mid + 1;
-    else if (at > id) hi = mid - 1;
-    else return mid;
-  }
-  return -1;
 }
 
 /** The summed score of one chunk over the lists (binary search in each), undefined if in none. */

@@ -129,6 +129,8 @@ describe('published packages', () => {
         '@kbqa/fetcher',
         '@kbqa/loader-github',
         '@kbqa/loader-url',
+        '@kbqa/ranking',
+        '@kbqa/store-postgres',
         '@kbqa/store-sqlite',
         '@kbqa/dashboard',
         '@kbqa/widget',

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NOT_COVERED_ANSWER } from '@kbqa/answer';
-import { KbqaError } from '@kbqa/core';
-import { isoUtc } from '@kbqa/store-sqlite';
+import { KbqaError, isoUtc } from '@kbqa/core';
 import type { DataSource } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { type ApiKeyEntity, type KeyKind, toIsoUtc } from '@kbqa/store-sqlite';
+import { toIsoUtc } from '@kbqa/core';
+import { type ApiKeyEntity, type KeyKind } from '@kbqa/store-sqlite';
 import { IsIn } from 'class-validator';
 import type { CreatedKey } from '../projects/projects.service';
 

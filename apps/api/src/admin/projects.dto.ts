@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { type ProjectEntity, toIsoUtc } from '@kbqa/store-sqlite';
+import { toIsoUtc } from '@kbqa/core';
+import { type ProjectEntity } from '@kbqa/store-sqlite';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { MAX_ORIGINS } from '../projects/origins';
 

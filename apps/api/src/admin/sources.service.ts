@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ChunkStore, KbqaError, type SourceKind, VERSION_FIELD } from '@kbqa/core';
-import { isoUtc } from '@kbqa/store-sqlite';
+import { type ChunkStore, KbqaError, type SourceKind, VERSION_FIELD, isoUtc } from '@kbqa/core';
 import type { DataSource } from 'typeorm';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';

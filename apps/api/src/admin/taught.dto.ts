@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { toIsoUtc } from '@kbqa/store-sqlite';
+import { toIsoUtc } from '@kbqa/core';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import type { TaughtPair } from '../teaching/teaching.service';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type HistoryTurn, KbqaError, type KeyKind, type RequestRecords } from '@kbqa/core';
-import { ConversationEntity, MessageEntity, nowTimestamp, ProjectEntity } from '@kbqa/store-sqlite';
+import { type HistoryTurn, KbqaError, type KeyKind, type RequestRecords, nowTimestamp } from '@kbqa/core';
+import { ConversationEntity, MessageEntity, ProjectEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
 import { type ExportedMessageResponse, parseToolsUsed } from './conversations.dto';

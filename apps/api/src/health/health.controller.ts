@@ -15,6 +15,8 @@ export interface HealthResponse {
    */
   status: 'ok' | 'degraded';
   version: string;
+  /** Where records, sources and chunks live: `postgres` with KBQA_DATABASE_URL, else `sqlite`. */
+  store: 'sqlite' | 'postgres';
   retrieval: RetrievalMode;
   /**
    * Why retrieval is lexical though a model is configured: the index holds another model's vectors,
@@ -57,6 +59,7 @@ export class HealthController {
     return {
       status: queue.state === 'ok' && disk.state === 'ok' ? 'ok' : 'degraded',
       version: this.config.version,
+      store: this.config.databaseUrl ? 'postgres' : 'sqlite',
       retrieval,
       ...(mismatch ? { retrieval_detail: mismatch } : {}),
       ...(reranker !== 'off' ? { reranker } : {}),

@@ -1,5 +1,5 @@
-import { indexUrl, type LoadRequest, type SourceType } from '@kbqa/core';
-import { IndexEntity, nowTimestamp } from '@kbqa/store-sqlite';
+import { indexUrl, type LoadRequest, type SourceType, nowTimestamp } from '@kbqa/core';
+import { IndexEntity } from '@kbqa/store-sqlite';
 import type { Repository } from 'typeorm';
 
 /** The load options an index keeps (what `ingestData` was called with besides type and URL). */

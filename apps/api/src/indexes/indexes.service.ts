@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { type ChunkStore, KbqaError } from '@kbqa/core';
-import { IndexEntity, IngestionTaskEntity, isoUtc, nowTimestamp, timestampAt } from '@kbqa/store-sqlite';
+import { type ChunkStore, KbqaError, isoUtc, nowTimestamp, timestampAt } from '@kbqa/core';
+import { IndexEntity, IngestionTaskEntity } from '@kbqa/store-sqlite';
 import { type DataSource, In, LessThanOrEqual, type Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';

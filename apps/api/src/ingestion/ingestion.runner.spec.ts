@@ -6,15 +6,15 @@ import {
   type LoadedDocument,
   type LoadRequest,
   type SourceLoader,
+  nowTimestamp,
+  timestampAt,
 } from '@kbqa/core';
 import {
   IngestionTaskEntity,
-  nowTimestamp,
   openDataSource,
   rawDatabase,
   SqliteChunkIndex,
   type TaskKind,
-  timestampAt,
 } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../config/config';

@@ -20,8 +20,9 @@ import {
   stampVersion,
   versionHintsOf,
   withVersionMetadata,
+  nowTimestamp,
 } from '@kbqa/core';
-import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
+import { IndexEntity, IngestionTaskEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ForegroundGate } from '../common/foreground';

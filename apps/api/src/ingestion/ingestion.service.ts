@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, type LoadRequest, parseVersionPattern, type SourceType } from '@kbqa/core';
-import { formatMicros, IndexEntity, IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
+import { KbqaError, type LoadRequest, parseVersionPattern, type SourceType, formatMicros } from '@kbqa/core';
+import { IndexEntity, IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
 import { type DataSource, type FindOptionsWhere, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';

@@ -1,12 +1,7 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
-import {
-  IngestionTaskEntity,
-  openDataSource,
-  rawDatabase,
-  TaskLeaseEntity,
-  timestampAt,
-} from '@kbqa/store-sqlite';
+import { timestampAt } from '@kbqa/core';
+import { IngestionTaskEntity, openDataSource, rawDatabase, TaskLeaseEntity } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { insertTask } from './task-rows';
 import { TaskLeases } from './task-leases';

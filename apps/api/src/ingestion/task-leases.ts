@@ -1,14 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
-import {
-  IngestionTaskEntity,
-  nowTimestamp,
-  rawDatabase,
-  TaskLeaseEntity,
-  timestampAt,
-  writeTransaction,
-} from '@kbqa/store-sqlite';
+import { nowTimestamp, timestampAt } from '@kbqa/core';
+import { IngestionTaskEntity, rawDatabase, TaskLeaseEntity, writeTransaction } from '@kbqa/store-sqlite';
 import { type DataSource, Raw } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import type { QueuedTask } from './ingestion-queue';

@@ -1,10 +1,5 @@
-import {
-  IngestionTaskEntity,
-  nowTimestamp,
-  RANDOM_ID_ATTEMPTS,
-  randomRecordId,
-  type TaskKind,
-} from '@kbqa/store-sqlite';
+import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
+import { IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
 import type { Repository } from 'typeorm';
 
 /** What a new task is: its project, kind, request and (for ingestData) its index. */

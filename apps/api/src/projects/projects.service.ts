@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, type RequestRecords } from '@kbqa/core';
-import { ApiKeyEntity, type KeyKind, nowTimestamp, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
+import { KbqaError, type RequestRecords, nowTimestamp } from '@kbqa/core';
+import { ApiKeyEntity, type KeyKind, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
 import { ANY_ORIGIN, normalizeOrigins, originListed } from './origins';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
-import { IngestionTaskEntity, toIsoUtc } from '@kbqa/store-sqlite';
+import { KbqaError, toIsoUtc } from '@kbqa/core';
+import { IngestionTaskEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import type { TaskStats } from '../ingestion/ingestion.runner';

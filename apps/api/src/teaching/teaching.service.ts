@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MarkdownChunker } from '@kbqa/chunker';
-import { type ChunkStore, KbqaError, type SearchHit } from '@kbqa/core';
-import { nowTimestamp, TaughtAnswerEntity, taughtSource } from '@kbqa/store-sqlite';
+import { type ChunkStore, KbqaError, type SearchHit, nowTimestamp } from '@kbqa/core';
+import { TaughtAnswerEntity, taughtSource } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';

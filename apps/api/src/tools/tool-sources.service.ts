@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
+import { KbqaError, nowTimestamp, toIsoUtc } from '@kbqa/core';
 import { AddressPolicy, createGuardedFetch, type GuardedFetch } from '@kbqa/fetcher';
-import { nowTimestamp, toIsoUtc, ToolSourceEntity } from '@kbqa/store-sqlite';
+import { ToolSourceEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
+import { KbqaError, nowTimestamp, toIsoUtc } from '@kbqa/core';
 import { SafeFetcher } from '@kbqa/fetcher';
-import { nowTimestamp, toIsoUtc, ToolEntity } from '@kbqa/store-sqlite';
+import { ToolEntity } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { DATA_SOURCE } from '../database/database.module';

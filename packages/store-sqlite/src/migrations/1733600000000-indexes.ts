@@ -1,5 +1,4 @@
-import { indexUrl } from '@kbqa/core';
-import { nowTimestamp } from '../time';
+import { indexUrl, nowTimestamp } from '@kbqa/core';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Source kinds that `ingestData` brings in (raw documents and taught answers have no index). */

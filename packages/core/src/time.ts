@@ -1,7 +1,8 @@
 /**
- * Timestamps are stored as UTC text `YYYY-MM-DDTHH:mm:ss.SSSSSS` (what the API returns), which
- * sorts and range-filters as plain strings. Sub-millisecond digits come from the monotonic clock
- * so two rows written in the same millisecond still order correctly.
+ * Timestamps are stored as UTC text `YYYY-MM-DDTHH:mm:ss.SSSSSS` by every store (the API returns
+ * them as ISO 8601, see toIsoUtc), which sorts and range-filters as plain strings. Sub-millisecond
+ * digits come from the monotonic clock so two rows written in the same millisecond still order
+ * correctly.
  */
 export function nowTimestamp(): string {
   const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);

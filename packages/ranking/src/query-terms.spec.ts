@@ -1,7 +1,6 @@
-import { matchTerms, queryStems, termCoverage, weightedCoverage } from './fts-query';
-import { splitProseAndCode } from './fts-document';
-import Database from 'better-sqlite3';
 import { porterStem } from './porter-stemmer';
+import { matchTerms, queryStems, termCoverage, weightedCoverage } from './query-terms';
+import { splitProseAndCode } from './prose-code';
 
 describe(matchTerms.name, () => {
   it('adds each dotted, slashed or hyphenated identifier as one phrase next to its parts', () => {
@@ -131,26 +130,6 @@ describe(porterStem.name, () => {
       v4: 'v4',
     };
     for (const [word, stem] of Object.entries(cases)) expect(porterStem(word)).toBe(stem);
-  });
-
-  it('agrees with the FTS5 porter tokenizer', () => {
-    const words = (
-      'abilities abolish actually agreement allowed applying authentication autocompletion believable ' +
-      'breaking callbacks conditional decorators decorating encapsulation encapsulated generously ' +
-      'hopefulness initialization listening loggers multiply nodejs operational parsing proceeding ' +
-      'replied schemas sensibility serialization serverless successfully triggered validity yielding'
-    ).split(' ');
-    const db = new Database(':memory:');
-    try {
-      db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter ascii');
-               CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');`);
-      const insert = db.prepare('INSERT INTO t (rowid, x) VALUES (?, ?)');
-      words.forEach((w, i) => insert.run(i + 1, w));
-      const stems = (db.prepare('SELECT term FROM v').all() as { term: string }[]).map((r) => r.term);
-      expect(new Set(words.map(porterStem))).toEqual(new Set(stems));
-    } finally {
-      db.close();
-    }
   });
 });
 

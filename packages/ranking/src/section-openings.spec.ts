@@ -1,5 +1,5 @@
 import { openingCoverage, sectionOpenings, withOpeningSlot } from './section-openings';
-import { queryStems } from './fts-query';
+import { queryStems } from './query-terms';
 
 const shares = (question: string) => new Map(queryStems(question).map((s) => [s, 1]));
 const ranked = (contents: string[]) =>

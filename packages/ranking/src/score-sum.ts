@@ -1,9 +1,12 @@
+import { TopK } from './top-k';
+
 /**
- * Per-chunk sums over posting lists in a dense array indexed by chunk id, reused between
+ * Per-chunk sums over term score lists in a dense array indexed by chunk id, reused between
  * questions: one pass per list and no per-chunk allocation. Replaces a merge of the lists into a
  * chunks × lists table, which cost some 8 ms a question at 100k chunks (a common word's list
  * holds most of them). Each chunk's sum is built in the order its terms are added, starting
- * from its first term's value, so it is to the bit the sum `0 + a + b + …` of that order.
+ * from its first term's value, so it is to the bit the sum `0 + a + b + …` of that order (the
+ * SQLite store's sums are FTS5's bm25() of the OR of the terms, see its term-scores.ts).
  */
 export class ScoreSum {
   private score = new Float64Array(0);
@@ -35,6 +38,23 @@ export class ScoreSum {
     } else {
       this.score[id] = this.score[id]! + value;
     }
+  }
+
+  /** {@link add} for each entry of a list of ids and their scores (a term's score list). */
+  addList(ids: Int32Array, scores: Float64Array): void {
+    const { mark, score, seen, epoch } = this;
+    let count = this.count;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      if (mark[id] !== epoch) {
+        mark[id] = epoch;
+        score[id] = scores[i]!;
+        seen[count++] = id;
+      } else {
+        score[id] = score[id]! + scores[i]!;
+      }
+    }
+    this.count = count;
   }
 
   /**
@@ -73,72 +93,28 @@ export class ScoreSum {
     this.count = count;
   }
 
-  /** The chunks added to since {@link begin}. */
+  /** The chunks added to since {@link begin}, in first-seen order. */
   get touched(): Int32Array {
     return this.seen.subarray(0, this.count);
   }
 
+  has(id: number): boolean {
+    return id < this.mark.length && this.mark[id] === this.epoch;
+  }
+
   get(id: number): number {
-    return id < this.mark.length && this.mark[id] === this.epoch ? this.score[id]! : 0;
+    return this.has(id) ? this.score[id]! : 0;
   }
 
   /** The `limit` touched chunks of highest sum, best first, ties by smaller id. */
   top(limit: number): number[] {
-    return topIds(this.touched, this.score, limit);
-  }
-}
-
-/**
- * The `limit` of `ids` with the highest `score[id]`, best first, ties by smaller id. The SQLite
- * store's `topIds` does the same through a score function; calling it here (a closure per id, its
- * call site shared with SQLite's callers) made PostgreSQL's lexical p50 at 100k chunks 0.3 ms
- * slower (bench/retrieval/store-scale.js, 1.62-1.80x SQLite's against 1.97-2.06x), so this
- * question's hot path keeps its own heap over the dense array.
- */
-export function topIds(ids: Int32Array, score: Float64Array, limit: number): number[] {
-  if (limit <= 0) return [];
-  // A min-heap of the best so far in two typed arrays; the root is the weakest kept.
-  const heapIds = new Int32Array(limit);
-  const heapScores = new Float64Array(limit);
-  let n = 0;
-  const worse = (i: number, j: number): boolean =>
-    heapScores[i]! < heapScores[j]! || (heapScores[i] === heapScores[j] && heapIds[i]! > heapIds[j]!);
-  const swap = (i: number, j: number): void => {
-    const id = heapIds[i]!;
-    const s = heapScores[i]!;
-    heapIds[i] = heapIds[j]!;
-    heapScores[i] = heapScores[j]!;
-    heapIds[j] = id;
-    heapScores[j] = s;
-  };
-  for (let k = 0; k < ids.length; k++) {
-    const id = ids[k]!;
-    const s = score[id]!;
-    if (n < limit) {
-      heapIds[n] = id;
-      heapScores[n] = s;
-      for (let i = n++; i > 0;) {
-        const p = (i - 1) >> 1;
-        if (!worse(i, p)) break;
-        swap(i, p);
-        i = p;
-      }
-    } else if (s > heapScores[0]! || (s === heapScores[0] && id < heapIds[0]!)) {
-      heapIds[0] = id;
-      heapScores[0] = s;
-      for (let i = 0; ;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < n && worse(l, m)) m = l;
-        if (r < n && worse(r, m)) m = r;
-        if (m === i) break;
-        swap(i, m);
-        i = m;
-      }
+    if (limit <= 0) return [];
+    const { score, seen, count } = this;
+    const top = new TopK(limit);
+    for (let k = 0; k < count; k++) {
+      const id = seen[k]!;
+      top.offer(id, score[id]!);
     }
+    return top.ids();
   }
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => heapScores[b]! - heapScores[a]! || heapIds[a]! - heapIds[b]!);
-  return order.map((i) => heapIds[i]!);
 }

@@ -1,4 +1,4 @@
-import { coverageOf, stemsFound } from './fts-query';
+import { coverageOf, stemsFound } from './query-terms';
 
 /** Fewest sources a search must return before one of them is given to the best section opening. */
 export const OPENING_SLOT_FROM = 3;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import { makeTinyModel } from '@kbqa/embedder/testing';
-import { timestampAt } from '@kbqa/store-sqlite';
+import { timestampAt } from '@kbqa/core';
 import { IndexesService } from '../src/indexes/indexes.service';
 import { SyncScheduler } from '../src/indexes/sync.scheduler';
 import { EmbeddingService } from '../src/retrieval/embedding.service';

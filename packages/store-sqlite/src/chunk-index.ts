@@ -110,6 +110,12 @@ export interface SqliteChunkIndexOptions {
    * the same database, on other threads, take it with {@link SqliteChunkIndex.adoptTermList}.
    */
   onTermList?: (key: string, generation: number, list: TermScores) => void;
+  /**
+   * How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`), named in
+   * messages that tell them what to run. Default `kbqa`. Used by the
+   * vector index this index makes (none is given).
+   */
+  command?: string;
 }
 
 /**
@@ -133,7 +139,7 @@ export class SqliteChunkIndex implements ChunkStore {
   ) {
     this.stmt = this.prepare();
     this.ftsTotals = new FtsTotals(db);
-    this.vectors = vectors ?? new SqliteVectorIndex(db);
+    this.vectors = vectors ?? new SqliteVectorIndex(db, { command: options.command });
     const entries = options.termCacheEntries ?? DEFAULT_TERM_CACHE_ENTRIES;
     this.termCache = entries > 0 ? new TermScoreCache(entries, options.onTermList) : undefined;
     this.hybridDeps = {

@@ -7,6 +7,8 @@ export async function indexesCommand(
   action: string | undefined,
   arg: string | undefined,
   flags: Map<string, string | true>,
+  /** How the user runs this command line (AppConfig.command), for the next command to type. */
+  command: string,
 ): Promise<{ text: string; json: unknown }> {
   if (action === 'list') {
     const list = await indexes.list(intArg(flags.get('project'), '--project'));
@@ -29,7 +31,7 @@ export async function indexesCommand(
   if (action === 'resync') {
     const taskId = await indexes.resync(id);
     return {
-      text: `index ${id}: sync queued as task ${taskId} (the service runs it; see pnpm kbqa tasks show ${taskId})`,
+      text: `index ${id}: sync queued as task ${taskId} (the service runs it; see ${command} tasks show ${taskId})`,
       json: { index_id: id, task_id: taskId },
     };
   }

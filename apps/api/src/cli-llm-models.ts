@@ -136,7 +136,7 @@ export async function pullLlmModelCommand(
   if (!profile) {
     throw new KbqaError(
       'BAD_REQUEST',
-      `"${wanted}" is not a chat model of \`kbqa models list\`; copy its GGUF file here and run \`kbqa models import <file>\``,
+      `"${wanted}" is not a chat model of \`${config.command} models list\`; copy its GGUF file here and run \`${config.command} models import <file>\``,
     );
   }
   const expected = options.sha256?.toLowerCase() ?? profile.sha256;

@@ -97,6 +97,7 @@ export async function pullCommand(
     const { dimension } = await pullModel(model, {
       modelsDir: config.embedding.modelsDir,
       remoteHost: config.embedding.remoteHost,
+      command: config.command,
       kind,
       onProgress: (p: ModelProgress) => {
         if (p.type === 'total') bar.update(p.loaded, p.total);
@@ -219,6 +220,7 @@ export async function reindexCommand(
     modelsDir: config.embedding.modelsDir,
     offline: config.embedding.offline,
     remoteHost: config.embedding.remoteHost,
+    command: config.command,
   });
   try {
     const meta = await vectors.meta();
@@ -227,7 +229,7 @@ export async function reindexCommand(
       if (projectId !== undefined) {
         throw new KbqaError(
           'INDEX_MISMATCH',
-          `the index holds vectors of ${meta.embedderId}; changing the model re-embeds every project, so run \`pnpm kbqa reindex\` without --project`,
+          `the index holds vectors of ${meta.embedderId}; changing the model re-embeds every project, so run \`${config.command} reindex\` without --project`,
         );
       }
       await vectors.reset(embedder.id, embedder.dimension);

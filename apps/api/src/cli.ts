@@ -14,6 +14,7 @@ import { importLlmModelCommand, isLlmModelName, pullLlmModelCommand } from './cl
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { ingestFilesCommand } from './cli-ingest';
+import { stopOnSignals } from './stop-on-signals';
 import { indexesCommand } from './cli-indexes';
 import { storeCommand } from './cli-store';
 import { toolsCommand } from './cli-tools';
@@ -179,10 +180,17 @@ const COMMANDS: readonly Command[] = [
     database: 'create',
     run: async ({ config }) => {
       if (!config.redisUrl)
-        throw new UsageError('kbqa worker needs REDIS_URL (the in-process queue runs inside the API)');
+        throw new UsageError(
+          `${config.command} worker needs REDIS_URL (the in-process queue runs inside the API)`,
+        );
       const ctx = await NestFactory.createApplicationContext(WorkerModule.forRoot(config));
-      ctx.enableShutdownHooks();
-      new Logger('kbqa').log('ingestion worker running; Ctrl-C to stop');
+      const logger = new Logger('kbqa');
+      // Closing the context stops the queue: a running task is aborted and left pending, and the
+      // next worker to start (or the reconciliation of one still running) takes it up again.
+      stopOnSignals(logger, () =>
+        ctx.close().then(() => '; a running ingestion task is pending again, for the next worker'),
+      );
+      logger.log('ingestion worker running; Ctrl-C to stop');
       return undefined;
     },
   },
@@ -418,7 +426,9 @@ function indexCommand(action: string, args: string, summary: string[]): Command[
       positionals: action === 'list' ? undefined : ID,
       database: 'existing',
       run: ({ config, positionals, flags }) =>
-        withContext(config, (ctx) => indexesCommand(ctx.get(IndexesService), action, positionals[0], flags)),
+        withContext(config, (ctx) =>
+          indexesCommand(ctx.get(IndexesService), action, positionals[0], flags, config.command),
+        ),
     },
   ];
 }
@@ -511,7 +521,7 @@ function requireDatabase(config: AppConfig): void {
   throw new KbqaError(
     'NOT_FOUND',
     `no database in ${config.dataDir} (looked for ${config.databaseFile}). Set KBQA_DATA_DIR to the ` +
-      "service's data directory, or create the first project with `kbqa projects create <name>`.",
+      `service's data directory, or create the first project with \`${config.command} projects create <name>\`.`,
   );
 }
 

@@ -9,6 +9,7 @@ import type { AppConfig } from './config/config';
 import { INGESTION_QUEUE, type IngestionQueue } from './ingestion/ingestion-queue';
 import { EmbeddingService } from './retrieval/embedding.service';
 import { READ_POOL } from './retrieval/read-pool.module';
+import { stopOnSignals } from './stop-on-signals';
 
 /**
  * How long a stop waits for requests in flight (a chat being answered, a streamed answer) before
@@ -16,8 +17,6 @@ import { READ_POOL } from './retrieval/read-pool.module';
  * room left for the queue and the database to close.
  */
 const REQUEST_GRACE_MS = 10_000;
-/** Past this, a stop whose shutdown hooks hang ends the process anyway. */
-const HARD_STOP_MS = 20_000;
 
 /** Serves the API until a signal stops it: `node dist/main.js`, `kbqa start` and the binary's `start`. */
 export async function serve(config: AppConfig): Promise<void> {
@@ -26,7 +25,7 @@ export async function serve(config: AppConfig): Promise<void> {
   const address = (app.getHttpServer() as Server).address() as AddressInfo;
   const logger = new Logger('kbqa');
   for (const line of startupLines(app, config, address.port)) logger.log(line);
-  stopOnSignals(app, logger);
+  stopServerOnSignals(app, logger);
 }
 
 /**
@@ -88,53 +87,29 @@ function redactedHost(databaseUrl: string): string {
 }
 
 /**
- * SIGTERM and SIGINT stop the service cleanly, with exit code 0: no new connections, requests in
+ * SIGTERM and SIGINT stop the service ({@link stopOnSignals}): no new connections, requests in
  * flight finish (for up to REQUEST_GRACE_MS), the queue stops and a running ingestion task is
- * left pending, so the next start runs it again; then one line. Nest's own shutdown hooks would
- * re-raise the signal after closing, and the process would die of it (exit 143, which `pnpm
- * start` reports as a failure). A second signal stops at once.
+ * left pending, so the next start runs it again.
  */
-function stopOnSignals(app: INestApplication, logger: Logger): void {
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) {
-      logger.warn(`${signal} again: stopping now, without waiting`);
-      process.exit(1);
-    }
-    stopping = true;
-    const started = Date.now();
+function stopServerOnSignals(app: INestApplication, logger: Logger): void {
+  stopOnSignals(logger, async () => {
     const server = app.getHttpServer() as Server;
     let cut = false;
     const grace = setTimeout(() => {
       cut = true;
       server.closeAllConnections();
     }, REQUEST_GRACE_MS);
-    const hard = setTimeout(() => {
-      logger.error(`${signal}: shutdown still not done after ${HARD_STOP_MS / 1000} s; exiting`);
-      process.exit(1);
-    }, HARD_STOP_MS);
-    hard.unref();
-    // The server first: Nest's close runs the modules' destroy hooks (the tools' HTTP client, the
-    // rate limiter's Redis connection) before it closes the server, under requests still running.
-    new Promise<void>((done) => server.close(() => done()))
-      .then(() => app.close())
-      .then(
-        () => {
-          clearTimeout(grace);
-          clearTimeout(hard);
-          logger.log(
-            `${signal}: stopped in ${Date.now() - started} ms` +
-              (cut ? ` (requests still open after ${REQUEST_GRACE_MS / 1000} s were cut)` : '') +
-              '; a running ingestion task continues at the next start',
-          );
-          process.exit(0);
-        },
-        (e: unknown) => {
-          logger.error(`${signal}: shutdown failed: ${e instanceof Error ? e.message : String(e)}`);
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+    try {
+      // The server first: Nest's close runs the modules' destroy hooks (the tools' HTTP client, the
+      // rate limiter's Redis connection) before it closes the server, under requests still running.
+      await new Promise<void>((done) => server.close(() => done()));
+      await app.close();
+    } finally {
+      clearTimeout(grace);
+    }
+    return (
+      (cut ? ` (requests still open after ${REQUEST_GRACE_MS / 1000} s were cut)` : '') +
+      '; a running ingestion task continues at the next start'
+    );
+  });
 }

@@ -412,6 +412,25 @@ describe('Operator API: dashboard data (e2e)', () => {
       expect(await by('limit=1&offset=1')).toEqual([ids.open]);
     });
 
+    it('finds conversations by words of their questions and answers, each word anywhere in it', async () => {
+      const by = async (q: string) => {
+        const res = await call('get', `/admin/v1/projects/${p.id}/conversations`).query({ q }).expect(200);
+        return { total: res.body.total, ids: res.body.conversations.map((c: { id: number }) => c.id) };
+      };
+      expect(await by('INVOICES')).toEqual({ total: 1, ids: [ids.open] });
+      // Two words from two questions of the same conversation.
+      expect(await by('exporting csv  invoices')).toEqual({ total: 1, ids: [ids.open] });
+      // A word only the stored answer holds.
+      expect(await by('pnpm')).toEqual({ total: 1, ids: [ids.good] });
+      // Each word must be in the conversation: these two are in two different ones.
+      expect(await by('install level')).toEqual({ total: 0, ids: [] });
+      // LIKE's wildcards are searched as themselves.
+      expect(await by('%')).toEqual({ total: 0, ids: [] });
+      expect(await by('export_invoices')).toEqual({ total: 0, ids: [] });
+      expect((await by('log')).ids).toEqual([ids.bad]);
+      expect((await by('   ')).ids).toEqual([ids.bad, ids.open, ids.good]);
+    });
+
     it('shows a conversation with its messages, sources and ratings', async () => {
       const res = await call('get', `/admin/v1/conversations/${ids.good}`).expect(200);
       expect(res.body).toEqual({
@@ -447,6 +466,7 @@ describe('Operator API: dashboard data (e2e)', () => {
         ['from=2026-13-01', 'from must be a date as YYYY-MM-DD'],
         ['from=2026-02-02&to=2026-02-01', 'from must not be after to'],
         ['limit=501', 'limit must be an integer from 1 to 500'],
+        [`q=${'x'.repeat(501)}`, 'q must be shorter than or equal to 500 characters'],
       ]) {
         const res = await call('get', `/admin/v1/projects/${p.id}/conversations?${qs}`).expect(400);
         expect(res.body).toEqual({ error, code: 'BAD_REQUEST' });

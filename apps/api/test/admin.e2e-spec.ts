@@ -492,6 +492,13 @@ describe('Operator API (e2e)', () => {
         );
       }
       expect(doc.components.schemas.CreateProjectDto.required).toEqual(['name']);
+      const listConversations = doc.paths['/admin/v1/projects/{id}/conversations'].get;
+      expect(
+        (listConversations.parameters as Array<{ name: string; in: string }>)
+          .filter((x) => x.in === 'query')
+          .map((x) => x.name)
+          .sort(),
+      ).toEqual(['from', 'limit', 'offset', 'q', 'rating', 'to']);
       // The validator dereferences in place, so it gets a copy.
       await expect(SwaggerParser.validate(structuredClone(doc) as OpenAPI.Document)).resolves.toBeDefined();
     });

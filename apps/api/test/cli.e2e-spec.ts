@@ -93,6 +93,8 @@ describe('kbqa CLI (e2e, the built command line)', () => {
       expect({ args, code: res.code }).toEqual({ args, code: 1 });
       expect(res.stderr).toContain(`no database in ${dir} (looked for ${join(dir, 'kbqa.sqlite')})`);
       expect(res.stderr).toContain('KBQA_DATA_DIR');
+      // The next command is named as this CLI is run (the built one of a clone: `pnpm kbqa`).
+      expect(res.stderr).toContain('`pnpm kbqa projects create <name>`');
     });
     const json = await kbqa(['projects', 'list', '--json'], env);
     expect(json.code).toBe(1);

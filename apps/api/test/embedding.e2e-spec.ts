@@ -188,17 +188,19 @@ describe('embedding model in the service (tiny generated model, offline)', () =>
           error = e;
         }
         expect(error).toMatchObject({ code: 'INDEX_MISMATCH' });
-        expect((error as Error).message).toContain('pnpm kbqa reindex');
+        // The command as this process was started (jest from node_modules: `kbqa`).
+        expect((error as Error).message).toContain(`run \`${t.config.command} reindex\``);
         const health = await request(t.http).get('/health').expect(200);
         expect(health.body).toMatchObject({ retrieval: 'lexical' });
-        expect(health.body.retrieval_detail).toContain('pnpm kbqa reindex');
+        expect(health.body.retrieval_detail).toContain(`run \`${t.config.command} reindex\``);
       } finally {
         await t.close();
       }
       const refused = await cli(['reindex', '--project', String(projectId), '--json'], env(otherModel)).catch(
         (e: { stdout: string }) => e.stdout,
       );
-      expect(JSON.parse(refused).error).toContain('without --project');
+      // The built CLI of a clone: `pnpm kbqa`.
+      expect(JSON.parse(refused).error).toContain('run `pnpm kbqa reindex` without --project');
       const out = JSON.parse(await cli(['reindex', '--json'], env(otherModel)));
       expect(out).toMatchObject({ reset: true, model: `${otherModel}@q8` });
       expect(out.embedded).toBe(out.vectors);

@@ -178,6 +178,15 @@ describeServer('The API on PostgreSQL (KBQA_DATABASE_URL, e2e)', () => {
     expect(conversations.body.conversations).toContainEqual(
       expect.objectContaining({ id: conversationId, messages: 4, good: 1, bad: 0 }),
     );
+    // Searched by words of its messages, LIKE's wildcards escaped, on PostgreSQL too.
+    const found = await call('get', `/admin/v1/projects/${projectId}/conversations`)
+      .query({ q: 'NODE level' })
+      .expect(200);
+    expect(found.body.conversations.map((c: { id: number }) => c.id)).toEqual([conversationId]);
+    const none = await call('get', `/admin/v1/projects/${projectId}/conversations`)
+      .query({ q: 'log_level 100%' })
+      .expect(200);
+    expect(none.body).toEqual({ total: 0, conversations: [] });
     const analytics = await call('get', `/admin/v1/projects/${projectId}/analytics`).expect(200);
     expect(analytics.body.ratings).toMatchObject({ good: 1 });
     await call('get', `/admin/v1/projects/${projectId}/gaps`).expect(200);

@@ -57,7 +57,8 @@ function Login({ onLogin }: { onLogin: (csrf: string) => void }) {
           onInput={(e) => setToken(e.currentTarget.value)}
         />
         <p class="muted">
-          Print a new one with <code>pnpm kbqa admin token</code>.
+          Print a new one with <code>kbqa admin token</code> (the service's start-up lines name the command as
+          you run it).
         </p>
         <button type="submit">Log in</button>
       </form>

@@ -161,12 +161,12 @@ export class EmbedderHost {
 
   /** One warning, then retrieval goes on in the fused order. */
   private rerankUnavailable(reason: string): void {
-    const { rerankModel, logger } = this.options;
+    const { rerankModel, logger, command = 'kbqa' } = this.options;
     if (rerankModel === undefined) return;
     this.rerank = { status: 'unavailable', reason };
     logger?.warn(
       `Reranking model "${rerankModel}" is not available (${reason}); results keep the fused order. ` +
-        `To provide it, run \`pnpm kbqa models pull ${rerankModel}\` on a machine with network access, ` +
+        `To provide it, run \`${command} models pull ${rerankModel}\` on a machine with network access, ` +
         'or unset KBQA_RERANK_MODEL.',
     );
   }

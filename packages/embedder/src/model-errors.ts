@@ -9,6 +9,8 @@ export function modelUnavailable(
   reason: string,
   modelsDir?: string,
   kind: 'embedding' | 'reranking' = 'embedding',
+  /** How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, a binary's path). */
+  command = 'kbqa',
 ): KbqaError {
   const cache = modelsDir ? ` (downloads are cached in ${modelsDir})` : '';
   const alternatives =
@@ -19,7 +21,7 @@ export function modelUnavailable(
   return new KbqaError(
     'MODEL_UNAVAILABLE',
     `${kind === 'embedding' ? 'Embedding' : 'Reranking'} model "${model}" is not available: ${reason}. ` +
-      `To provide it, run \`pnpm kbqa models pull ${model}\` on a machine with network access${cache}, ` +
+      `To provide it, run \`${command} models pull ${model}\` on a machine with network access${cache}, ` +
       alternatives,
   );
 }

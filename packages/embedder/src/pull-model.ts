@@ -19,6 +19,11 @@ export interface PullModelOptions {
   workerPath?: string;
   /** `reranker` fetches a cross-encoder (loaded as the service's reranker). Default `embedder`. */
   kind?: 'embedder' | 'reranker';
+  /**
+   * How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`), named in
+   * messages that tell them what to run. Default `kbqa`.
+   */
+  command?: string;
 }
 
 /**
@@ -37,13 +42,14 @@ export async function pullModel(id: string, options: PullModelOptions): Promise<
     dtype: options.dtype,
     remoteHost: options.remoteHost,
     workerPath: options.workerPath,
+    command: options.command,
     onProgress: options.onProgress ?? (() => undefined),
   });
   const { dimension } = embedder;
   const rerank = await embedder.rerankerReady();
   await embedder.close();
   if (rerank.status === 'unavailable')
-    throw modelUnavailable(id, rerank.reason, options.modelsDir, 'reranking');
+    throw modelUnavailable(id, rerank.reason, options.modelsDir, 'reranking', options.command);
   return { dimension };
 }
 

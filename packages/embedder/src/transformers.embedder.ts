@@ -40,6 +40,11 @@ export interface TransformersEmbedderOptions {
   workerPath?: string;
   /** Download and load progress, for a command line progress bar. */
   onProgress?: (progress: ModelProgress) => void;
+  /**
+   * How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`), named in
+   * messages that tell them what to run. Default `kbqa`.
+   */
+  command?: string;
 }
 
 interface Job {
@@ -127,7 +132,7 @@ export class TransformersEmbedder implements Embedder {
         };
         const failWith = (reason: string): void => {
           cleanup();
-          reject(modelUnavailable(options.model, reason, options.modelsDir));
+          reject(modelUnavailable(options.model, reason, options.modelsDir, 'embedding', options.command));
           void worker.terminate();
         };
         const onMessage = (message: FromWorker): void => {

@@ -126,6 +126,7 @@ describe('TransformersEmbedder failures', () => {
       modelsDir: tmp.dir,
       offline: true,
       workerPath: WORKER_PATH,
+      command: 'pnpm kbqa',
     }).then(
       () => undefined,
       (e: unknown) => e,
@@ -133,7 +134,8 @@ describe('TransformersEmbedder failures', () => {
     expect(error).toBeInstanceOf(KbqaError);
     expect((error as KbqaError).code).toBe('MODEL_UNAVAILABLE');
     expect((error as KbqaError).message).toContain('Xenova/all-MiniLM-L6-v2');
-    expect((error as KbqaError).message).toContain('pnpm kbqa models pull Xenova/all-MiniLM-L6-v2');
+    // The command as the user runs it (here from a clone of the repository).
+    expect((error as KbqaError).message).toContain('run `pnpm kbqa models pull Xenova/all-MiniLM-L6-v2`');
     expect((error as KbqaError).message).toContain('KBQA_EMBED_MODEL=none');
   });
 

@@ -63,7 +63,8 @@ describe('EmbedderHost', () => {
     expect(host.get()).toBeUndefined();
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('Xenova/all-MiniLM-L6-v2');
-    expect(warnings[0]).toContain('pnpm kbqa models pull');
+    // Without `command`, the installed package's `kbqa`.
+    expect(warnings[0]).toContain('run `kbqa models pull Xenova/all-MiniLM-L6-v2`');
     await host.close();
   });
 

@@ -101,6 +101,7 @@ describe(EmbedderHost.name, () => {
       offline: true,
       rerankModel: 'Xenova/ms-marco-MiniLM-L-6-v2',
       workerPath: WORKER_PATH,
+      command: './kbqa-linux-x64',
       logger: { warn: (m) => warnings.push(m) },
     });
     host.start();
@@ -108,7 +109,7 @@ describe(EmbedderHost.name, () => {
     expect(host.rerankerState.status).toBe('unavailable');
     expect(host.reranker()).toBeUndefined();
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('pnpm kbqa models pull Xenova/ms-marco-MiniLM-L-6-v2');
+    expect(warnings[0]).toContain('run `./kbqa-linux-x64 models pull Xenova/ms-marco-MiniLM-L-6-v2`');
     await host.close();
   });
 

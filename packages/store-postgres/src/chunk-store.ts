@@ -99,6 +99,11 @@ export interface PostgresChunkStoreOptions {
    * 8,000,000 (some 4,000 chunks of the fastify docs); 0 reads every hit from the table.
    */
   cachedRowChars?: number;
+  /**
+   * How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`), named in
+   * messages that tell them what to run. Default `kbqa`.
+   */
+  command?: string;
 }
 
 /**
@@ -112,7 +117,11 @@ export async function openPostgresChunkStore(
   options: PostgresChunkStoreOptions = {},
 ): Promise<PostgresChunkStore> {
   const { vectorsAvailable } = await migrate(pool);
-  return new PostgresChunkStore(pool, new PostgresVectorStore(pool, vectorsAvailable), options);
+  return new PostgresChunkStore(
+    pool,
+    new PostgresVectorStore(pool, vectorsAvailable, { command: options.command }),
+    options,
+  );
 }
 
 /**

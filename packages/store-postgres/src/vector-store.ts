@@ -49,14 +49,17 @@ const MAX_DIMENSION = 2000;
  */
 export class PostgresVectorStore implements VectorStore {
   private readonly exactUpTo: number;
+  private readonly command: string;
 
   constructor(
     private readonly pool: Pool,
     /** Whether the database has the `vector` extension. */
     readonly available: boolean,
-    tuning: { exactUpTo?: number } = {},
+    /** `command`: how the user runs kbqa's command line, named in messages (default `kbqa`). */
+    tuning: { exactUpTo?: number; command?: string } = {},
   ) {
     this.exactUpTo = tuning.exactUpTo ?? EXACT_UP_TO;
+    this.command = tuning.command ?? 'kbqa';
   }
 
   async meta(db: Queryable = this.pool): Promise<{ embedderId: string; dimension: number } | undefined> {
@@ -90,7 +93,7 @@ export class PostgresVectorStore implements VectorStore {
       throw new KbqaError(
         'INDEX_MISMATCH',
         `The index was built with embedding model ${old.embedderId} (${old.dimension} dimensions) but ` +
-          `${embedderId} (${dimension}) is configured; run \`pnpm kbqa reindex\` to re-embed every chunk ` +
+          `${embedderId} (${dimension}) is configured; run \`${this.command} reindex\` to re-embed every chunk ` +
           'with the configured model, or configure the model the index was built with.',
       );
     });

@@ -21,7 +21,14 @@ import { SqliteVectorIndex } from './vector-index';
 export type { IndexedDocument, ReplaceSourceInput, ReplaceSourceResult, SourceRecord } from '@kbqa/core';
 
 /** Options of a {@link SqliteChunkIndex}: those of its lexical ranker. */
-export type SqliteChunkIndexOptions = SqliteLexicalRankerOptions;
+export type SqliteChunkIndexOptions = SqliteLexicalRankerOptions & {
+  /**
+   * How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`), named in
+   * messages that tell them what to run. Default `kbqa`. Used by the vector index this index
+   * makes (when none is given).
+   */
+  command?: string;
+};
 
 /**
  * The chunk index of one SQLite database: chunk rows, their FTS5 entries and (when an embedder
@@ -44,7 +51,7 @@ export class SqliteChunkIndex implements ChunkStore {
     options: SqliteChunkIndexOptions = {},
   ) {
     this.metadata = new MetadataValues(db);
-    this.vectors = vectors ?? new SqliteVectorIndex(db);
+    this.vectors = vectors ?? new SqliteVectorIndex(db, { command: options.command });
     this.writer = new SqliteSourceWriter(db, this.vectors);
     this.catalog = new SqliteSourceCatalog(db);
     this.lexical = new SqliteLexicalRanker(db, options);

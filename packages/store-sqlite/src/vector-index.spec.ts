@@ -98,7 +98,7 @@ describe(SqliteVectorIndex.name, () => {
       expect(vectors.meta()).toEqual({ embedderId: 'model-a', dimension: DIM });
     });
 
-    it('refuses a different embedder with INDEX_MISMATCH naming `pnpm kbqa reindex`', () => {
+    it('refuses a different embedder with INDEX_MISMATCH naming `kbqa reindex`', () => {
       vectors.attach('model-a', DIM);
       let error: unknown;
       try {
@@ -110,8 +110,14 @@ describe(SqliteVectorIndex.name, () => {
       expect((error as KbqaError).code).toBe('INDEX_MISMATCH');
       expect((error as KbqaError).message).toContain('model-a (16 dimensions)');
       expect((error as KbqaError).message).toContain('model-b (32)');
-      expect((error as KbqaError).message).toContain('pnpm kbqa reindex');
+      expect((error as KbqaError).message).toContain('run `kbqa reindex`');
       expect(vectors.meta()).toEqual({ embedderId: 'model-a', dimension: DIM });
+    });
+
+    it('names the command as the user runs it in the INDEX_MISMATCH message', () => {
+      vectors.attach('model-a', DIM);
+      const named = new SqliteVectorIndex(db, { command: './kbqa-linux-x64' });
+      expect(() => named.attach('model-b', 32)).toThrow('run `./kbqa-linux-x64 reindex`');
     });
 
     it('reset drops every vector, marks every chunk pending and binds the new embedder', () => {

@@ -50,6 +50,14 @@ export interface VectorSearchTuning {
   scanThread?: boolean;
 }
 
+export interface SqliteVectorIndexOptions extends VectorSearchTuning {
+  /**
+   * How the user runs kbqa's command line (`kbqa`, `pnpm kbqa`, `./kbqa-linux-x64`), named in
+   * messages that tell them what to run. Default `kbqa`.
+   */
+  command?: string;
+}
+
 const META_ID = 'embedder_id';
 const META_DIMENSION = 'dimension';
 
@@ -101,6 +109,7 @@ export class SqliteVectorIndex implements VectorStore {
   private readonly sampleFromDocuments: number;
   private readonly codeMemoryBytes: number;
   private readonly useScanThread: boolean;
+  private readonly command: string;
   /** The scan thread once started; null when off or unavailable. */
   private scanThread: ScanThread | null | undefined;
   /** In-memory codes per project, in order of last use (oldest first). */
@@ -109,7 +118,7 @@ export class SqliteVectorIndex implements VectorStore {
 
   constructor(
     private readonly db: BetterSqlite3.Database,
-    tuning: VectorSearchTuning = {},
+    tuning: SqliteVectorIndexOptions = {},
   ) {
     this.stmt = this.prepare();
     this.exactUpTo = tuning.exactUpTo ?? EXACT_UP_TO;
@@ -117,6 +126,7 @@ export class SqliteVectorIndex implements VectorStore {
     this.sampleFromDocuments = tuning.sampleFromDocuments ?? SAMPLE_FROM_DOCUMENTS;
     this.codeMemoryBytes = tuning.codeMemoryBytes ?? CODE_MEMORY_BYTES;
     this.useScanThread = tuning.scanThread ?? true;
+    this.command = tuning.command ?? 'kbqa';
   }
 
   private prepare() {
@@ -216,7 +226,7 @@ export class SqliteVectorIndex implements VectorStore {
       throw new KbqaError(
         'INDEX_MISMATCH',
         `The index was built with embedding model ${old.embedderId} (${old.dimension} dimensions) but ` +
-          `${embedderId} (${dimension}) is configured; run \`pnpm kbqa reindex\` to re-embed every chunk ` +
+          `${embedderId} (${dimension}) is configured; run \`${this.command} reindex\` to re-embed every chunk ` +
           'with the configured model, or configure the model the index was built with.',
       );
     });

@@ -6,7 +6,7 @@ import { DayRangeQuery, PageQuery } from './paging.dto';
 export type RatingFilter = 'good' | 'bad' | 'unrated';
 const RATING_FILTERS: RatingFilter[] = ['good', 'bad', 'unrated'];
 
-/** `GET /admin/v1/projects/:id/conversations?from=&to=&rating=&limit=&offset=`. */
+/** `GET /admin/v1/projects/:id/conversations?from=&to=&rating=&q=&limit=&offset=`. */
 export class ListConversationsQuery extends IntersectionType(DayRangeQuery, PageQuery) {
   @ApiPropertyOptional({
     enum: RATING_FILTERS,
@@ -15,6 +15,16 @@ export class ListConversationsQuery extends IntersectionType(DayRangeQuery, Page
   @IsOptional()
   @IsIn(RATING_FILTERS, { message: 'rating must be "good", "bad" or "unrated"' })
   rating?: RatingFilter;
+
+  @ApiPropertyOptional({
+    maxLength: 500,
+    description:
+      'words, each found (any case, as part of a word too) in a question or an answer of the conversation',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  q?: string;
 }
 
 /** A line of the conversation list. */

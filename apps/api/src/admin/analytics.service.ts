@@ -43,7 +43,10 @@ export class AnalyticsService {
     private readonly projects: ProjectsService,
   ) {}
 
-  /** Conversations newest first, filtered by the day they started and by the ratings of their answers. */
+  /**
+   * Conversations newest first, filtered by the day they started, by the ratings of their answers
+   * and by words (`q`): each word must occur in one of its messages, not all in the same one.
+   */
   async conversations(projectId: number, query: ListConversationsQuery): Promise<ConversationListResponse> {
     await this.projects.getProject(projectId);
     checkOrder(query);
@@ -57,6 +60,14 @@ export class AnalyticsService {
       sql.where.push(
         `NOT EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.sender = 'AI' AND m.rating_value <> 0)`,
       );
+    }
+    // A substring match on both stores (LIKE, the search text's wildcards escaped), as the
+    // sources' search does: messages have no full-text index, and a project's are few enough.
+    for (const word of searchWords(query.q)) {
+      sql.where.push(
+        `EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND lower(m.text) LIKE ? ESCAPE '!')`,
+      );
+      sql.params.push(`%${word.replace(/[!%_]/g, '!$&')}%`);
     }
     const where = sql.where.join(' AND ');
     const [count] = await runSql<Array<{ n: number }>>(
@@ -284,4 +295,10 @@ function parseSources(json: string): StoredSources {
   } catch {
     return [];
   }
+}
+
+/** The distinct words of a search, lower-cased; at most 10, so a pasted paragraph stays one query. */
+export function searchWords(q: string | undefined): string[] {
+  if (!q) return [];
+  return [...new Set(q.toLowerCase().split(/\s+/).filter(Boolean))].slice(0, 10);
 }

@@ -66,8 +66,9 @@ function sqliteProviders(): Provider[] {
     },
     {
       provide: SqliteChunkIndex,
-      inject: [DATA_SOURCE],
-      useFactory: (dataSource: DataSource) => new SqliteChunkIndex(rawDatabase(dataSource)),
+      inject: [DATA_SOURCE, APP_CONFIG],
+      useFactory: (dataSource: DataSource, config: AppConfig) =>
+        new SqliteChunkIndex(rawDatabase(dataSource), undefined, { command: config.command }),
     },
     { provide: CHUNK_STORE, useExisting: SqliteChunkIndex },
     {
@@ -87,8 +88,9 @@ function postgresProviders(): Provider[] {
     },
     {
       provide: CHUNK_STORE,
-      inject: [DATA_SOURCE],
-      useFactory: (dataSource: DataSource) => openPostgresChunkStore(postgresPool(dataSource)),
+      inject: [DATA_SOURCE, APP_CONFIG],
+      useFactory: (dataSource: DataSource, config: AppConfig) =>
+        openPostgresChunkStore(postgresPool(dataSource), { command: config.command }),
     },
     {
       provide: REQUEST_RECORDS,

@@ -48,6 +48,7 @@ export class EmbeddingService implements OnApplicationBootstrap, OnApplicationSh
       offline: config.embedding.offline,
       remoteHost: config.embedding.remoteHost,
       rerankModel: config.embedding.rerank.model,
+      command: config.command,
       logger: this.logger,
     });
   }

@@ -1,8 +1,9 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { patch, post } from '../api';
+import { get, patch, post } from '../api';
 import { when } from '../format';
-import type { Project } from '../types';
-import { Table, Notice, Section, Switch, useNotice } from '../ui';
+import type { Key, Project } from '../types';
+import { Table, Loading, Notice, Section, Switch, useLoad, useNotice } from '../ui';
 
 export function ProjectsPage(props: {
   projects: Project[];
@@ -13,8 +14,11 @@ export function ProjectsPage(props: {
   const { projects, selected, onChanged, onSelect } = props;
   const [name, setName] = useState('');
   const [notice, run] = useNotice();
+  // Bumped when the settings create a key, so the next steps see it.
+  const [changes, setChanges] = useState(0);
   return (
     <Section title="Projects">
+      {selected && <NextSteps key={selected.id} project={selected} changes={changes} />}
       <Table label="Project list" columns={['Name', 'ID', 'Export', 'Created']}>
         <tbody>
           {projects.map((p) => (
@@ -54,7 +58,14 @@ export function ProjectsPage(props: {
         <button type="submit">Create project</button>
       </form>
       <Notice notice={notice} />
-      {selected && <ProjectSettings key={selected.id} project={selected} onChanged={onChanged} />}
+      {selected && (
+        <ProjectSettings
+          key={selected.id}
+          project={selected}
+          onChanged={onChanged}
+          onKeyCreated={() => setChanges((n) => n + 1)}
+        />
+      )}
     </Section>
   );
 }
@@ -72,9 +83,11 @@ function originOf(text: string): string | undefined {
 function ProjectSettings({
   project,
   onChanged,
+  onKeyCreated,
 }: {
   project: Project;
   onChanged: (select?: number) => Promise<void>;
+  onKeyCreated: () => void;
 }) {
   const [name, setName] = useState(project.name);
   const [origins, setOrigins] = useState((project.allowed_origins ?? []).join('\n'));
@@ -146,11 +159,146 @@ function ProjectSettings({
         <textarea id="origins" rows={3} value={origins} onInput={(e) => setOrigins(e.currentTarget.value)} />
         <button type="submit">Save origins</button>
       </form>
-      <p class="muted">
-        Widget snippet:{' '}
-        <code>{`<script src="${location.origin}/widget.js" data-anon-key="…" defer></script>`}</code>
-      </p>
       <Notice notice={notice} />
+      <WidgetSnippet project={project} onKeyCreated={onKeyCreated} />
+    </section>
+  );
+}
+
+/** The widget's `<script>` tag for an anon key. */
+function widgetSnippet(anonKey: string): string {
+  return `<script src="${location.origin}/widget.js" data-anon-key="${anonKey}" defer></script>`;
+}
+
+/**
+ * The snippet that embeds the chat widget. A key's secret is shown only when it is made, so a
+ * ready snippet comes with a new anon key (chat only, and only from the allowed origins).
+ */
+function WidgetSnippet({ project, onKeyCreated }: { project: Project; onKeyCreated: () => void }) {
+  const [anonKey, setAnonKey] = useState<string | undefined>(undefined);
+  const [notice, run] = useNotice();
+  const noOrigins = (project.allowed_origins ?? []).length === 0;
+  return (
+    <section aria-labelledby="widget-heading">
+      <h3 id="widget-heading">Embed the widget</h3>
+      {anonKey === undefined ? (
+        <>
+          <p>
+            Paste the snippet into the pages of an allowed origin, with an anon key of this project:{' '}
+            <code>{widgetSnippet('…')}</code>
+          </p>
+          <button
+            type="button"
+            onClick={() => {
+              void run(async () => {
+                const created = await post<{ key: string }>(`projects/${project.id}/keys`, { kind: 'anon' });
+                setAnonKey(created.key);
+                onKeyCreated();
+                return 'Anon key created; the snippet below holds it (shown once: copy it now).';
+              });
+            }}
+          >
+            Create an anon key for the widget
+          </button>
+        </>
+      ) : (
+        <div class="secret">
+          <label for="widget-snippet">Widget snippet with the new anon key (shown once)</label>
+          <textarea id="widget-snippet" class="snippet" rows={3} readOnly value={widgetSnippet(anonKey)} />
+          <button
+            type="button"
+            onClick={() => {
+              void run(async () => {
+                await navigator.clipboard.writeText(widgetSnippet(anonKey));
+                return 'Snippet copied to the clipboard.';
+              });
+            }}
+          >
+            Copy snippet
+          </button>
+        </div>
+      )}
+      {noOrigins && (
+        <p class="muted">
+          No origin is allowed yet: the widget answers only on pages of the origins listed above.
+        </p>
+      )}
+      <Notice notice={notice} />
+    </section>
+  );
+}
+
+/** What a project has, for its next steps; counts come from the first page of each list. */
+interface Progress {
+  keys: Key[];
+  sources: number;
+  conversations: number;
+}
+
+/**
+ * The first things to do with a project, each marked done from what the project has: a key, a
+ * source, a conversation (the playground makes one), an anon key a page has used (the widget).
+ * The list stays until every step is done.
+ */
+function NextSteps({ project, changes }: { project: Project; changes: number }) {
+  const progress = useLoad<Progress>(async () => {
+    const [keys, sources, conversations] = await Promise.all([
+      get<{ keys: Key[] }>(`projects/${project.id}/keys`),
+      get<{ total: number }>(`projects/${project.id}/sources?limit=1`),
+      get<{ total: number }>(`projects/${project.id}/conversations?limit=1`),
+    ]);
+    return { keys: keys.keys, sources: sources.total, conversations: conversations.total };
+  }, [project.id, changes]);
+  if (!progress.data) return progress.error ? <Loading error={progress.error} /> : null;
+  const { keys, sources, conversations } = progress.data;
+  const active = keys.filter((k) => !k.revoked);
+  const steps: Array<{ done: boolean; text: ComponentChildren }> = [
+    {
+      done: active.length > 0,
+      text: (
+        <>
+          Create a key on the <a href="#/keys">Keys</a> page: a server key for your back end, or an anon key
+          for the widget
+        </>
+      ),
+    },
+    {
+      done: sources > 0,
+      text: (
+        <>
+          Add a source: crawl a site or a sitemap on the <a href="#/indexes">Indexes</a> page, or teach an
+          answer on the <a href="#/teaching">Teaching</a> page
+        </>
+      ),
+    },
+    {
+      done: conversations > 0,
+      text: (
+        <>
+          Ask a question in the <a href="#/playground">Playground</a>
+        </>
+      ),
+    },
+    {
+      done: active.some((k) => k.kind === 'anon' && k.last_used_at),
+      text: <>Embed the widget in a page (snippet below, under the project's settings)</>,
+    },
+  ];
+  // Once all are done, one quiet line instead of the list (which loading shows nothing of).
+  if (steps.every((s) => s.done)) {
+    return <p class="muted">First steps done: a key, sources, questions asked and the widget in use.</p>;
+  }
+  return (
+    <section aria-labelledby="next-steps-heading" class="card">
+      <h2 id="next-steps-heading">Next steps for {project.name}</h2>
+      <ol class="steps">
+        {steps.map((s) => (
+          <li class={s.done ? 'done' : undefined}>
+            <span class="step-state">{s.done ? 'Done:' : 'To do:'}</span>
+            <span class="step">{s.text}</span>
+          </li>
+        ))}
+      </ol>
     </section>
   );
 }

@@ -27,7 +27,8 @@ RUN --mount=type=cache,id=kbqa-pnpm-store,target=/pnpm/store \
     prefix="$(node -p "require('path').resolve(process.execPath, '../..')")" && \
     if [ -f "$prefix/include/node/node.h" ]; then export npm_config_nodedir="$prefix"; fi && \
     pnpm install --frozen-lockfile --prefer-offline --store-dir /pnpm/store
-RUN pnpm build
+# The service and the packages it uses (not the test packages).
+RUN pnpm exec turbo run build --filter=kbqa... --output-logs=errors-only
 # apps/api with only its production dependencies, the workspace packages copied in (injected).
 # Native binaries of other platforms are dropped: onnxruntime-node ships all of them.
 RUN --mount=type=cache,id=kbqa-pnpm-store,target=/pnpm/store \
@@ -41,7 +42,8 @@ RUN --mount=type=cache,id=kbqa-pnpm-store,target=/pnpm/store \
       /app/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/build/Release/*.a \
       /app/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/deps \
       /app/node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3/src \
-      /app/pnpm-lock.yaml
+      /app/pnpm-lock.yaml && \
+    chmod +x /app/dist/cli.js
 
 FROM ${BASE}
 ENV NODE_ENV=production \

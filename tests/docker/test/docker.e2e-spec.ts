@@ -41,10 +41,13 @@ function npmRegistry(): Promise<string> {
  */
 withDocker('kbqa in Docker', () => {
   const id = `${process.pid}-${randomBytes(3).toString('hex')}`;
-  const image = `kbqa-test:${id}`;
+  // KBQA_DOCKER_IMAGE: an image already built from this tree, to rerun the cases without the build.
+  const prebuilt = process.env.KBQA_DOCKER_IMAGE || undefined;
+  const image = prebuilt ?? `kbqa-test:${id}`;
   const token = randomBytes(16).toString('hex');
 
   beforeAll(async () => {
+    if (prebuilt) return;
     const from = await baseImage('node');
     const started = Date.now();
     // The build reaches the npm registry (and Debian's mirror for the compiler) on the host's network.
@@ -70,7 +73,7 @@ withDocker('kbqa in Docker', () => {
   }, 1_800_000);
 
   afterAll(async () => {
-    await docker(['rmi', '-f', image]).catch(() => undefined);
+    if (!prebuilt) await docker(['rmi', '-f', image]).catch(() => undefined);
   });
 
   describe('the image', () => {
@@ -270,6 +273,10 @@ withDocker('kbqa in Docker', () => {
           60_000,
         );
       expect(await psql('SELECT count(*) FROM chunks')).toBe('1');
+      // kbqa worker is PID 1 of its container too: docker stop ends it by SIGTERM, not SIGKILL (137).
+      const worker = (await composeOutput(['ps', '-q', 'worker'])).trim();
+      await docker(['stop', '-t', '60', worker], 120_000);
+      expect(await docker(['inspect', '--format', '{{.State.ExitCode}}', worker])).toBe('0');
       // The stand-in server has pgvector, as pgvector/pgvector:pg16 has.
       expect(
         await psql(

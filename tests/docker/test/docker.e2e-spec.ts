@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { dump } from 'js-yaml';
 import { loadCompose, onHostNetwork } from './compose';
 import {
   ask,
@@ -233,7 +232,8 @@ withDocker('kbqa in Docker', () => {
         password: env.POSTGRES_PASSWORD,
         extraEnv: { KBQA_EMBED_MODEL: 'none' },
       });
-      await writeFile(file, dump(doc));
+      // JSON is YAML: compose reads it as it is.
+      await writeFile(file, JSON.stringify(doc, null, 2));
       await run(['up', '-d', '--no-build']);
       const api1 = `http://127.0.0.1:${ports['api-1']}`;
       const api2 = `http://127.0.0.1:${ports['api-2']}`;

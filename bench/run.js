@@ -26,7 +26,9 @@ const BENCHMARKS = [
   { name: 'crawl-service', script: 'bench/crawl-service.js' },
   { name: 'github', script: 'bench/github.js' },
   { name: 'resync', script: 'bench/resync.js' },
+  { name: 'backup', script: 'bench/backup.js' },
   { name: 'widget-size', script: 'bench/widget-size.js' },
+  { name: 'versions', script: 'bench/versions.js' },
 ];
 
 const today = new Date().toISOString().slice(0, 10);

@@ -9,6 +9,7 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { AdminModule } from './admin/admin.module';
 import { AnswerModule } from './answer/answer.module';
+import { BackupModule } from './backup/backup.module';
 import { ChatModule } from './chat/chat.module';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { HealthController } from './health/health.controller';
@@ -42,6 +43,7 @@ export class AppModule {
         AdminModule,
         DashboardModule,
         McpModule,
+        BackupModule,
       ],
       controllers: [HealthController, SourcesController],
       providers: [

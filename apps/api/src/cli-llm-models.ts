@@ -60,9 +60,9 @@ export async function importLlmModelCommand(
   if (expected !== undefined && !SHA256.test(expected)) {
     throw new KbqaError('BAD_REQUEST', '--sha256 must be 64 hexadecimal digits');
   }
-  let sha256: string | undefined;
+  // Hashed either way: when no digest is known, the operator gets it to compare by hand.
+  const sha256 = await sha256Of(file);
   if (expected !== undefined) {
-    sha256 = await sha256Of(file);
     if (sha256 !== expected) {
       throw new KbqaError(
         'BAD_REQUEST',
@@ -87,17 +87,26 @@ export async function importLlmModelCommand(
   return {
     text:
       `imported ${name} (${info.architecture}, ${(info.sizeBytes / 1024 / 1024).toFixed(1)} MB` +
-      `${sha256 ? ', sha256 checked' : ', no sha256 known to check'}) as ${target}; ${hint}`,
+      `${expected ? ', sha256 checked' : ''}) as ${target}; ${hint}` +
+      (expected ? '' : `\n${uncheckedDigest(sha256)}`),
     json: {
       model: name,
       file: target,
       architecture: info.architecture,
       size_bytes: info.sizeBytes,
       context_tokens: info.trainedContextTokens ?? null,
-      sha256_checked: sha256 !== undefined,
-      sha256: sha256 ?? null,
+      sha256_checked: expected !== undefined,
+      sha256,
     },
   };
+}
+
+/** What to say of a file no known digest could check, with its own digest to compare by hand. */
+function uncheckedDigest(sha256: string): string {
+  return (
+    `warning: the file could not be checked against a known digest (none is published for it; pass --sha256 <hex> ` +
+    `to check one); its sha256 is ${sha256}: compare it with the publisher's before relying on the file`
+  );
 }
 
 /** Whether `kbqa models pull <id>` means a chat model of the table. */
@@ -148,7 +157,8 @@ export async function pullLlmModelCommand(
     text:
       `model ${profile.name} ready as ${target} (${pulled.info.architecture}, ` +
       `${(pulled.info.sizeBytes / 1024 / 1024).toFixed(1)} MB${expected ? ', sha256 checked' : ''}` +
-      `${pulled.resumedFrom > 0 ? `, resumed at ${pulled.resumedFrom} bytes` : ''})`,
+      `${pulled.resumedFrom > 0 ? `, resumed at ${pulled.resumedFrom} bytes` : ''})` +
+      (expected ? '' : `\n${uncheckedDigest(pulled.sha256)}`),
     json: {
       model: profile.name,
       file: target,
@@ -183,6 +193,17 @@ export function listLlmModels(config: AppConfig): {
       context_tokens: p.contextTokens,
       licence: p.licence,
       file_bytes: installed ?? p.fileBytes ?? null,
+      published_file_bytes: p.fileBytes ?? null,
+      sha256: p.sha256 ?? null,
+      quality: p.quality
+        ? {
+            hallucination_rate_pct: p.quality.hallucinationRatePct,
+            factual_consistency_pct: p.quality.factualConsistencyPct,
+            answer_rate_pct: p.quality.answerRatePct,
+            source_url: p.quality.sourceUrl,
+            source_date: p.quality.sourceDate,
+          }
+        : null,
       ram_bytes_estimate: estimateRamBytes(installed ? { ...p, fileBytes: installed } : p),
       installed: installed !== null,
       configured: p.name === configured,
@@ -206,16 +227,24 @@ export function listLlmModels(config: AppConfig): {
   const gb = (n: number | null | undefined) =>
     !n ? '?' : n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : `${(n / 1e6).toFixed(1)} MB`;
   const rows = [
-    ['model', 'params', 'file', 'context', 'licence', 'RAM (est.)', 'state'],
+    ['model', 'params', 'file', 'context', 'licence', 'RAM (est.)', 'hallucination [1]', 'state'],
     ...all.map((m) => [
-      m.model,
+      `${m.model}${m.model === DEFAULT_LOCAL_MODEL ? ' (default)' : ''}`,
       'parameters_b' in m ? `${m.parameters_b}B` : '?',
       gb(m.file_bytes),
       'context_tokens' in m ? String(m.context_tokens) : '?',
       'licence' in m ? m.licence : '?',
       'ram_bytes_estimate' in m ? gb(m.ram_bytes_estimate) : '?',
+      'quality' in m ? (m.quality ? `${m.quality.hallucination_rate_pct.toFixed(1)} %` : 'not listed') : '?',
       `${m.installed ? 'installed' : 'not installed'}${m.configured ? ', configured' : ''}`,
     ]),
+  ];
+  const sources = [
+    ...new Set(
+      LOCAL_MODEL_PROFILES.flatMap((p) => (p.quality ? [p.quality] : [])).map(
+        (q) => `${q.sourceUrl} (${q.sourceDate})`,
+      ),
+    ),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   const table = rows.map((r) => `  ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd());
@@ -223,7 +252,9 @@ export function listLlmModels(config: AppConfig): {
     text: [
       `Local chat models (KBQA_LLM=local) in ${dir}${configured ? `; configured: ${configured}` : ''}:`,
       ...table,
-      '  (file size of a model not installed is unknown until it is; RAM is an estimate for a 2,048-token context)',
+      '  RAM is an estimate for a 2,048-token context; the file size is the published one until the model is installed.',
+      "  [1] Published hallucination rate when grounded in a document (lower is better): Vectara's hallucination",
+      `      leaderboard, HHEM-2.1, ${sources.join(', ')}`,
       '  Download one: kbqa models pull <model>; install a GGUF copied here by hand: kbqa models import <file>',
     ],
     json: { llm_dir: dir, configured, models: all },

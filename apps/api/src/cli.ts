@@ -9,6 +9,7 @@ import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
 import { adminTokenCommand } from './cli-admin';
+import { restoreBackup, takeBackup } from './backup/backup';
 import { importLlmModelCommand, isLlmModelName, pullLlmModelCommand } from './cli-llm-models';
 import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
@@ -299,6 +300,54 @@ const COMMANDS: readonly Command[] = [
     // Reads the directory's SQLite file, which must exist, whatever KBQA_DATABASE_URL says.
     database: 'own',
     run: ({ config, flags }) => storeCommand(config, 'copy', flags),
+  },
+  {
+    path: ['backup'],
+    args: '<file>',
+    summary: [
+      'copy the SQLite deployment (records, sources, chunks, index, vectors, the tool',
+      'key and admin token files) into one file, consistently, while the service runs;',
+      'KBQA_BACKUP_INTERVAL schedules them (docs/deploy.md)',
+    ],
+    positionals: { min: 1, max: 1 },
+    // Reads the directory's SQLite file through a connection of its own, never creating one.
+    database: 'own',
+    run: async ({ config, positionals }) => {
+      const r = await takeBackup(config, positionals[0]!);
+      return {
+        text: `backup of ${config.dataDir} written to ${r.file} (${r.bytes} bytes${r.files.length ? `, with ${r.files.join(', ')}` : ''})`,
+        json: { file: r.file, bytes: r.bytes, created_at: r.createdAt, files: r.files },
+      };
+    },
+  },
+  {
+    path: ['restore'],
+    args: '<file>',
+    summary: [
+      'bring a backup back into an empty data directory (KBQA_DATA_DIR); refused when',
+      'the directory holds data or the backup is of a newer kbqa',
+    ],
+    positionals: { min: 1, max: 1 },
+    database: 'own',
+    run: ({ config, positionals }) => {
+      const r = restoreBackup(config, positionals[0]!);
+      return {
+        text:
+          `restored ${r.file} (kbqa ${r.version}, taken ${r.createdAt}) into ${r.dataDir}` +
+          (r.pendingMigrations > 0
+            ? `; ${r.pendingMigrations} migration(s) run when the service starts`
+            : '') +
+          `\nStart the service with KBQA_DATA_DIR=${r.dataDir}.`,
+        json: {
+          file: r.file,
+          data_dir: r.dataDir,
+          version: r.version,
+          created_at: r.createdAt,
+          files: r.files,
+          pending_migrations: r.pendingMigrations,
+        },
+      };
+    },
   },
   {
     path: ['admin', 'token'],

@@ -51,6 +51,8 @@ const COMMANDS = [
   'models pull',
   'reindex',
   'store copy',
+  'backup',
+  'restore',
   'admin token',
 ];
 const GROUPS = ['projects', 'keys', 'tasks', 'indexes', 'tools', 'tools sources', 'models', 'store', 'admin'];

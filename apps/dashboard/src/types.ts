@@ -68,6 +68,8 @@ export interface SourceRow {
   chunks: number;
   /** Null when the page has no title other than its source. */
   title: string | null;
+  /** The documentation version of its page; null when it has none. */
+  version: string | null;
 }
 
 export interface Taught {
@@ -106,6 +108,8 @@ export interface Analytics {
   from: string;
   to: string;
   questions_per_day: Array<{ day: string; questions: number }>;
+  /** Questions by the documentation version they asked about (null: none), most asked first. */
+  questions_per_version: Array<{ version: string | null; questions: number }>;
   ratings: {
     answers: number;
     good: number;

@@ -4,6 +4,7 @@ import {
   type AnswerGenerator,
   type AnswerRequest,
   type AnswerTool,
+  type AnswerToolResult,
   type HistoryTurn,
 } from '@kbqa/core';
 import { throwIfAborted } from './abort.util';
@@ -28,8 +29,8 @@ export interface LocalChatModel {
       jsonSchema?: Record<string, unknown>;
     },
   ): AsyncIterable<string>;
-  /** Answers running and waiting, for `/health`. */
-  readonly load?: { running: number; waiting: number };
+  /** Answers running and waiting, and how many may run at once, for `/health`. */
+  readonly load?: { running: number; waiting: number; sequences?: number };
   /** Throws KbqaError('MODEL_BUSY') when an answer now would be refused. */
   throwIfBusy?(): void;
   dispose(): Promise<void>;
@@ -45,6 +46,8 @@ export interface LocalModelStatus {
   detail?: string;
   running?: number;
   waiting?: number;
+  /** Answers the model writes at once (KBQA_LLM_SEQUENCES, or chosen from cores and memory). */
+  sequences?: number;
 }
 
 export interface LocalAnswerGeneratorOptions {
@@ -70,14 +73,24 @@ export interface LocalAnswerGeneratorOptions {
   /** Earlier turns sent with a question (default 4: each costs prompt tokens). */
   maxHistoryTurns?: number;
   /**
-   * Whether the project's tools are offered (default true): one grammar-constrained step picks a
-   * tool and its arguments, or none, before the answer. At most one call per answer.
+   * Whether the project's tools are offered (default true): grammar-constrained steps pick a tool
+   * and its arguments, or none, before the answer.
    */
   toolCalls?: boolean;
+  /**
+   * Most tool calls one answer may make (default 3, as KBQA_TOOL_MAX_ROUNDS): after each call the
+   * model chooses again, seeing the results so far, until it picks no tool.
+   */
+  maxToolRounds?: number;
 }
 
 const DEFAULT_MAX_TOKENS = 512;
 const DEFAULT_MAX_HISTORY_TURNS = 4;
+const DEFAULT_MAX_TOOL_ROUNDS = 3;
+
+/** Ends the last tool result while the model may still call another tool. */
+const NEXT_TOOL_PROMPT =
+  'If the results so far do not yet hold what my question needs, call one more tool; otherwise reply {"tool": null}.';
 
 /**
  * Answers with a local GGUF model under the same contract as the OpenAI-compatible generator:
@@ -113,6 +126,7 @@ export class LocalAnswerGenerator implements AnswerGenerator {
       state: this.state,
       ...(this.detail ? { detail: this.detail } : {}),
       ...(load ? { running: load.running, waiting: load.waiting } : {}),
+      ...(load?.sequences !== undefined ? { sequences: load.sequences } : {}),
     };
   }
 
@@ -184,11 +198,13 @@ export class LocalAnswerGenerator implements AnswerGenerator {
   }
 
   /**
-   * One grammar-constrained reply choosing a tool (and its arguments) or none. A chosen tool is
-   * run through {@link AnswerTool.run} only (a name that was not offered runs nothing), reported
-   * through `onToolEvent`, and its result added to the conversation as data for the answer.
-   * When the step fails (a schema the grammar cannot hold, a reply cut short), the answer goes
-   * on without tools.
+   * Grammar-constrained replies each choosing a tool (and its arguments) or none, up to
+   * `maxToolRounds`: after each call the model sees the results so far and chooses again. A
+   * chosen tool is run through {@link AnswerTool.run} only (a name that was not offered runs
+   * nothing), reported through `onToolEvent`, and its result added to the conversation as data for
+   * the answer. The calls end when the model picks no tool, repeats a call it already made (a
+   * small model would only loop), the rounds run out, or a step fails (a schema the grammar cannot
+   * hold, a reply cut short); the answer then goes on with the results gathered.
    */
   private async toolStep(
     model: LocalChatModel,
@@ -200,36 +216,58 @@ export class LocalAnswerGenerator implements AnswerGenerator {
       messages.map((m, i) =>
         i === 0 && m.role === 'system' ? { ...m, content: `${m.content}\n\n${extra}` } : m,
       );
-    let reply = '';
-    try {
-      for await (const piece of model.generate(withPrompt(`${TOOLS_PROMPT}\n${toolChoicePrompt(tools)}`), {
-        signal: request.signal,
-        maxTokens: 256,
-        temperature: 0,
-        jsonSchema: toolChoiceSchema(tools),
-      })) {
-        reply += piece;
-      }
-    } catch (error) {
-      if (error instanceof KbqaError && error.code === 'ABORTED') throw error;
-      return messages;
-    }
-    const choice = parseToolChoice(reply);
-    if (!choice) return messages;
-    const callId = `call_${randomUUID()}`;
-    request.onToolEvent?.({ type: 'called', callId, name: choice.name });
+    const calls: Array<{ reply: string; name: string; result: AnswerToolResult }> = [];
+    // The calls so far as turns of the conversation; `last` ends the latest result.
+    const transcript = (last: string): ChatMessage[] =>
+      calls.flatMap((call, i): ChatMessage[] => [
+        { role: 'assistant', content: call.reply },
+        {
+          role: 'user',
+          content:
+            `Result of the tool ${call.name}:\n${toolMessage(call.result)}` +
+            (i === calls.length - 1 ? `\n\n${last}` : ''),
+        },
+      ]);
     const offered = new Map(tools.map((t) => [t.name, t]));
-    const result = await runToolCall(offered, { id: callId, name: choice.name, arguments: choice.arguments });
-    throwIfAborted(request.signal);
-    request.onToolEvent?.({ type: 'result', callId, name: choice.name, result });
-    return [
-      ...withPrompt(TOOLS_PROMPT),
-      { role: 'assistant', content: reply },
-      {
-        role: 'user',
-        content: `Result of the tool ${choice.name}:\n${toolMessage(result)}\n\nNow answer my question: ${request.question}`,
-      },
-    ];
+    const made = new Set<string>();
+    const rounds = Math.max(1, this.options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS);
+    for (let round = 0; round < rounds; round++) {
+      let reply = '';
+      try {
+        const choosing = [
+          ...withPrompt(`${TOOLS_PROMPT}\n${toolChoicePrompt(tools)}`),
+          ...transcript(NEXT_TOOL_PROMPT),
+        ];
+        for await (const piece of model.generate(choosing, {
+          signal: request.signal,
+          maxTokens: 256,
+          temperature: 0,
+          jsonSchema: toolChoiceSchema(tools),
+        })) {
+          reply += piece;
+        }
+      } catch (error) {
+        if (error instanceof KbqaError && error.code === 'ABORTED') throw error;
+        break;
+      }
+      const choice = parseToolChoice(reply);
+      if (!choice) break;
+      const key = `${choice.name}\n${choice.arguments}`;
+      if (made.has(key)) break;
+      made.add(key);
+      const callId = `call_${randomUUID()}`;
+      request.onToolEvent?.({ type: 'called', callId, name: choice.name });
+      const result = await runToolCall(offered, {
+        id: callId,
+        name: choice.name,
+        arguments: choice.arguments,
+      });
+      throwIfAborted(request.signal);
+      request.onToolEvent?.({ type: 'result', callId, name: choice.name, result });
+      calls.push({ reply, name: choice.name, result });
+    }
+    if (calls.length === 0) return messages;
+    return [...withPrompt(TOOLS_PROMPT), ...transcript(`Now answer my question: ${request.question}`)];
   }
 
   private async load(): Promise<LocalChatModel | undefined> {

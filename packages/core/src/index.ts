@@ -10,3 +10,4 @@ export * from './hash';
 export * from './fetcher';
 export * from './store';
 export * from './relevance';
+export * from './versions';

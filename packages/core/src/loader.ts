@@ -10,6 +10,10 @@ export interface LoadRequest {
   url: string;
   includePaths?: string[];
   excludePaths?: string[];
+  /** The index's `version_pattern`: a regular expression whose first group is a path's version. */
+  versionPattern?: string;
+  /** The index's `default_version`: the version readers get without asking for one. */
+  defaultVersion?: string;
 }
 
 /** Progress a loader reports; `current_step` of the task is `step`. */

@@ -44,6 +44,8 @@ export interface SearchHit {
    * descending score order. At or above {@link ANSWER_FLOOR} the passage is expected to answer.
    */
   score: number;
+  /** The documentation version of the passage's page, when the caller asked for it. */
+  version?: string;
 }
 
 /** Finds the chunks of a project that best answer a query. */

@@ -107,6 +107,14 @@ export interface ChunkStore extends Retriever {
    * never absent.
    */
   absentWords(projectId: number, words: string[]): MaybePromise<string[]>;
+  /** The distinct string or number values documents of the project hold in metadata `field`, up to `limit`. */
+  metadataValues(projectId: number, field: string, limit: number): MaybePromise<Array<string | number>>;
+  /** The value of metadata `field` of each of the project's documents `documentIds` that has one. */
+  documentsMetadataField(
+    projectId: number,
+    documentIds: number[],
+    field: string,
+  ): MaybePromise<Map<number, string | number>>;
   /** A short step of index upkeep between writes (FTS5 segment merging for SQLite). */
   maintain(): MaybePromise<void>;
 }
@@ -139,6 +147,8 @@ export interface NewMessage {
   complete: boolean;
   /** Tool calls made for an AI message, stored as given (none when absent). */
   toolsUsed?: unknown[];
+  /** For a Human message, the documentation version it asked about (serviceChat's `version`). */
+  version?: string | null;
 }
 
 /** Filters of the message export: a rating and inclusive UTC days (`YYYY-MM-DD`). */

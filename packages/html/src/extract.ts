@@ -1,3 +1,4 @@
+import type { PageVersionHints } from '@kbqa/core';
 import { Readability } from '@mozilla/readability';
 import { flattenCallouts, isCalloutBox } from './callouts';
 import { parseDocument, type DomImplementation } from './dom';
@@ -42,6 +43,8 @@ export interface ExtractedPage {
   links: string[];
   /** `lang` of the `<html>` element. */
   lang?: string;
+  /** The version the page names in its Docusaurus or Read the Docs meta tags. */
+  versionHints?: PageVersionHints;
   /** Characters of text in `markdown` without markdown syntax and whitespace runs. */
   textLength: number;
   /** The page looks rendered by client-side JavaScript (little text, scripts, empty app root). */
@@ -121,6 +124,8 @@ interface Scan {
   title?: string;
   ogTitle?: string;
   generator?: string;
+  docusaurusVersion?: string;
+  readTheDocsVersion?: string;
   canonical?: string;
   baseHref?: string;
   mains: Element[];
@@ -181,6 +186,14 @@ export function extractContent(html: string, url: string, options: ExtractOption
     canonicalUrl,
     links,
     ...(lang ? { lang } : {}),
+    ...(scan?.docusaurusVersion || scan?.readTheDocsVersion
+      ? {
+          versionHints: {
+            ...(scan.docusaurusVersion ? { docusaurus: scan.docusaurusVersion } : {}),
+            ...(scan.readTheDocsVersion ? { readTheDocs: scan.readTheDocsVersion } : {}),
+          },
+        }
+      : {}),
     textLength: textLength_,
     needsJavaScript,
   };
@@ -212,6 +225,10 @@ function scanDocument(doc: Document): Scan {
         } else if (tag === 'META') {
           const name = child.getAttribute('name')?.toLowerCase();
           if (name === 'generator') scan.generator = child.getAttribute('content') ?? '';
+          else if (name === 'docusaurus_version')
+            scan.docusaurusVersion = child.getAttribute('content') ?? '';
+          else if (name === 'readthedocs-version-slug')
+            scan.readTheDocsVersion = child.getAttribute('content') ?? '';
           if (child.getAttribute('property') === 'og:title')
             scan.ogTitle = child.getAttribute('content')?.trim();
         } else if (tag === 'LINK' && scan.canonical === undefined) {

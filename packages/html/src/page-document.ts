@@ -1,5 +1,12 @@
 // What the page loaders (url, sitemap) share: fetch response to LoadedDocument.
-import { KbqaError, type FetchResponse, type LoadedDocument, type SkipCode } from '@kbqa/core';
+import {
+  KbqaError,
+  type FetchResponse,
+  type LoadedDocument,
+  type PageVersionHints,
+  type SkipCode,
+  versionHintMetadata,
+} from '@kbqa/core';
 import { extractContent } from './extract';
 import { responseVersion, sitePageKey, usableCanonical } from './site-pages';
 
@@ -12,6 +19,8 @@ export interface PageContent {
   textLength: number;
   /** The page seems rendered client-side (scripts, `<noscript>`, empty app root, little text). */
   needsJavaScript: boolean;
+  /** The version the page names in its meta tags. */
+  versionHints?: PageVersionHints;
 }
 
 export type ExtractFn = (html: string, url: string) => PageContent;
@@ -86,5 +95,6 @@ export function pageDocument(res: FetchResponse, extract: ExtractFn): LoadedDocu
     title: page.title || new URL(res.url).pathname,
     link: key,
     version: responseVersion(res, key),
+    ...(page.versionHints ? { metadata: versionHintMetadata(page.versionHints) } : {}),
   };
 }

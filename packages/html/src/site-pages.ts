@@ -6,6 +6,8 @@ import {
   type PageVersion,
   type SkipCode,
   type WebFetcher,
+  stampVersion,
+  versionHintMetadata,
 } from '@kbqa/core';
 import { extractContent, type ExtractedPage, type ExtractOptions } from './extract';
 import { HTML_ACCEPT } from './page-document';
@@ -129,6 +131,9 @@ export class SitePageIndex {
   private readonly indexed = new Set<string>();
   private readonly contents = new SeenContent();
 
+  /** `versionPattern`: the index's `version_pattern`, so copies of a page per version are kept. */
+  constructor(private readonly versionPattern?: RegExp) {}
+
   /**
    * Records a page a sync found unchanged (a 304) under its source and the URL it was fetched
    * from, so that another URL of it is still a duplicate.
@@ -143,13 +148,20 @@ export class SitePageIndex {
    * gives the document its version (validators and links) for the next sync.
    */
   accept(page: ExtractedPage, pageUrl: string, origin: string, res?: FetchResponse): SitePageOutcome {
-    const canonical = usableCanonical(page.canonicalUrl, pageUrl);
+    const hints = page.versionHints ?? {};
+    const stamp = stampVersion(pageUrl, hints, { pattern: this.versionPattern });
+    // A version's copy of a page is its own page: Read the Docs points every version's canonical
+    // URL at the default version, and unchanged pages have the same text in every version.
+    const canonical = stamp ? undefined : usableCanonical(page.canonicalUrl, pageUrl);
     const key = sitePageKey(canonical, pageUrl, origin);
     if (this.indexed.has(key) || this.indexed.has(pageUrl))
       return { skipped: `duplicate of ${key}`, code: 'DUPLICATE' };
     const empty = emptyPageReason(page);
     if (empty) return { skipped: empty, code: 'NO_CONTENT' };
-    const same = this.contents.claim(page.markdown, pageUrl);
+    const same = this.contents.claim(
+      stamp ? `${stamp.version}\u0000${page.markdown}` : page.markdown,
+      pageUrl,
+    );
     if (same) return { skipped: `same content as ${same}`, code: 'DUPLICATE' };
     this.indexed.add(key);
     this.indexed.add(pageUrl);
@@ -160,6 +172,7 @@ export class SitePageIndex {
         title: page.title || new URL(pageUrl).pathname,
         link: key,
         ...(res ? { version: responseVersion(res, key, page.links) } : {}),
+        ...(page.versionHints ? { metadata: versionHintMetadata(page.versionHints) } : {}),
       },
     };
   }

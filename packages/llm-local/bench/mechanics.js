@@ -83,8 +83,10 @@ async function main() {
       // A real model's tokenizer reads English prose at about 4 characters a token.
       const systemTokens = Math.round(SYSTEM.length / 4);
       const perQuestionTokens = Math.round((SOURCES.length + 'How do I install the server?'.length) / 4);
+      // Prompt reading is compute-bound: a model with more parameters reads proportionally slower.
+      const scale = profile ? 0.5 / profile.parametersB : 1;
       const estimate = (cores) => {
-        const [low, high] = PROMPT_TOKENS_PER_SECOND['0.5B'][cores];
+        const [low, high] = PROMPT_TOKENS_PER_SECOND['0.5B'][cores].map((r) => Math.round(r * scale));
         const range = (n) => `${(n / high).toFixed(1)}–${(n / low).toFixed(1)} s`;
         return `| ${cores} | ${low}–${high} | ${range(systemTokens + perQuestionTokens)} | ${range(perQuestionTokens)} |`;
       };
@@ -103,7 +105,8 @@ async function main() {
         `Estimated time to first token of the default model (${profile ? profile.source : DEFAULT_LOCAL_MODEL}, ` +
           `Q4_K_M) for this prompt (about ${systemTokens} tokens of system prompt and ${perQuestionTokens} of sources ` +
           'and question at 4 characters a token), from prompt-reading rates of 0.5B models on a CPU (issue 35’s ' +
-          "summary of llama.cpp's published figures; not measured here). Later answers read only their sources " +
+          `summary of llama.cpp's published figures, scaled to ${profile ? profile.parametersB : 0.5}B parameters; ` +
+          'not measured here). Later answers read only their sources ' +
           'and question: the system prompt stays cached.',
         '',
         '| cores | prompt tokens/s | first answer | later answers |',

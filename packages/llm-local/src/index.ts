@@ -12,6 +12,12 @@ export {
 } from './model-file';
 export { LocalLlmBusyError, SequenceSlots } from './sequence-slots';
 export {
+  chooseSequenceCount,
+  KV_BYTES_PER_TOKEN_UPPER_BOUND,
+  type SequenceCount,
+  type SequenceCountInput,
+} from './sequence-count';
+export {
   GGUF_MAGIC,
   GgufFormatError,
   GgufTruncatedError,
@@ -27,5 +33,6 @@ export {
   localModelProfile,
   localModelUrl,
   type LocalModelProfile,
+  type PublishedQuality,
 } from './model-catalog';
 export { pullLocalModel, sha256File, type PullLocalModelOptions, type PulledLocalModel } from './pull-model';

@@ -1,6 +1,8 @@
+import { availableParallelism, freemem } from 'node:os';
 import { KbqaError } from '@kbqa/core';
 import type * as NodeLlamaCpp from 'node-llama-cpp' with { 'resolution-mode': 'import' };
 import { describe, inspectModelFile, LocalModelError, type LocalModelFileInfo } from './model-file';
+import { chooseSequenceCount, KV_BYTES_PER_TOKEN_UPPER_BOUND, type SequenceCount } from './sequence-count';
 import { SequenceSlots } from './sequence-slots';
 
 /** One chat message, the same shape as the OpenAI-compatible path sends. */
@@ -14,7 +16,10 @@ export interface LocalLlmOptions {
   modelPath: string;
   /** Tokens of one sequence's context: prompt and answer together (default 2048). */
   contextTokens?: number;
-  /** Answers generated at once, each in its own sequence of one context (default 1). */
+  /**
+   * Answers generated at once, each in its own sequence of one context. Absent: chosen from the
+   * host's cores and free memory ({@link chooseSequenceCount}).
+   */
   sequences?: number;
   /** Requests that may wait for a sequence (default 8); past it {@link LocalLlm.generate} throws. */
   maxQueue?: number;
@@ -89,6 +94,8 @@ export class LocalLlm {
     private readonly model: NodeLlamaCpp.LlamaModel,
     private readonly context: NodeLlamaCpp.LlamaContext,
     private readonly slots: SequenceSlots,
+    /** How the number of sequences was chosen; undefined when the caller set it. */
+    readonly sequenceChoice: SequenceCount | undefined,
   ) {}
 
   /**
@@ -135,10 +142,20 @@ export class LocalLlm {
     }
     try {
       const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 0 });
-      const sequences = Math.max(1, options.sequences ?? 1);
+      const contextTokens = options.contextTokens ?? DEFAULT_CONTEXT_TOKENS;
+      const choice =
+        options.sequences === undefined
+          ? chooseSequenceCount({
+              cores: availableParallelism(),
+              freeMemoryBytes: freemem(),
+              modelBytes: info.sizeBytes,
+              perSequenceBytes: contextTokens * (info.kvBytesPerToken ?? KV_BYTES_PER_TOKEN_UPPER_BOUND),
+            })
+          : undefined;
+      const sequences = Math.max(1, options.sequences ?? choice?.sequences ?? 1);
       try {
         const context = await model.createContext({
-          contextSize: options.contextTokens ?? DEFAULT_CONTEXT_TOKENS,
+          contextSize: contextTokens,
           sequences,
           threads: options.threads,
         });
@@ -150,6 +167,7 @@ export class LocalLlm {
           model,
           context,
           new SequenceSlots(sequences, options.maxQueue ?? DEFAULT_MAX_QUEUE),
+          choice,
         );
       } catch (error) {
         await model.dispose();
@@ -239,6 +257,9 @@ export class LocalLlm {
           temperature: options.temperature ?? 0,
           seed: options.seed,
           grammar,
+          // Models that reason before answering (Qwen3) would spend seconds of CPU on thoughts
+          // the answer does not show; a budget of 0 closes a thought as soon as it opens.
+          budgets: { thoughtTokens: 0 },
           onTextChunk: (text) => pieces.push(text),
         })
         .then(

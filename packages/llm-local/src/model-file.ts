@@ -51,6 +51,11 @@ export interface LocalModelFileInfo {
   trainedContextTokens?: number;
   license?: string;
   hasChatTemplate: boolean;
+  /**
+   * Bytes one token takes in an F16 KV cache (2 × layers × KV heads × head size × 2), from the
+   * header's attention figures; undefined when the header lacks them.
+   */
+  kvBytesPerToken?: number;
 }
 
 /**
@@ -108,6 +113,7 @@ export async function inspectModelFile(path: string): Promise<LocalModelFileInfo
       trainedContextTokens: typeof contextLength === 'number' ? contextLength : undefined,
       license: stringValue(header.metadata.get('general.license')),
       hasChatTemplate: typeof header.metadata.get('tokenizer.chat_template') === 'string',
+      kvBytesPerToken: kvBytesPerToken(header.metadata, architecture),
     };
   } catch (error) {
     if (error instanceof LocalModelError) throw error;
@@ -129,6 +135,28 @@ export async function inspectModelFile(path: string): Promise<LocalModelFileInfo
   } finally {
     await handle.close();
   }
+}
+
+function kvBytesPerToken(metadata: Map<string, GgufValue>, architecture: string): number | undefined {
+  const number = (key: string): number | undefined => {
+    const value = metadata.get(`${architecture}.${key}`);
+    return typeof value === 'number' && value > 0 ? value : undefined;
+  };
+  const layers = number('block_count');
+  const heads = number('attention.head_count');
+  const embedding = number('embedding_length');
+  // head_count_kv may be one number or one a layer (models that mix attention kinds).
+  const kvValue = metadata.get(`${architecture}.attention.head_count_kv`);
+  const kvHeads = Array.isArray(kvValue)
+    ? kvValue.reduce<number>((sum, v) => sum + (typeof v === 'number' ? v : 0), 0) / kvValue.length
+    : typeof kvValue === 'number'
+      ? kvValue
+      : heads;
+  const headSize = heads && embedding ? embedding / heads : undefined;
+  const keySize = number('attention.key_length') ?? headSize;
+  const valueSize = number('attention.value_length') ?? headSize;
+  if (!layers || !kvHeads || !keySize || !valueSize) return undefined;
+  return Math.round(layers * kvHeads * (keySize + valueSize) * 2);
 }
 
 function stringValue(value: GgufValue | undefined): string | undefined {

@@ -1,5 +1,6 @@
 import {
   KbqaError,
+  parseVersionPattern,
   skipCodeOf,
   type FetchResponse,
   type KnownSource,
@@ -74,7 +75,9 @@ export class DocusaurusLoader implements SourceLoader {
     const pages = await this.pagesOf(sitemapUrl, base, given, request, context, signal);
     context.progress({ step: 'SCRAPING', current: 0, total: pages.length, message: `sitemap ${sitemapUrl}` });
 
-    const indexed = new SitePageIndex();
+    const indexed = new SitePageIndex(
+      request.versionPattern ? parseVersionPattern(request.versionPattern) : undefined,
+    );
     let done = 0;
     let yielded = 0;
     let kept = 0;

@@ -1,6 +1,8 @@
 import {
   KbqaError,
+  parseVersionPattern,
   skipCodeOf,
+  stampVersion,
   type FetchResponse,
   type LoadContext,
   type LoadedDocument,
@@ -87,7 +89,8 @@ export class WebsiteCrawlerLoader implements SourceLoader {
     /** Normalized URLs queued, fetched, redirected to or named canonical: each is fetched at most once. */
     const seen = new Set<string>([start]);
     /** The documents yielded, by canonical (or final) URL and by text. */
-    const pages = new SitePageIndex();
+    const versionPattern = request.versionPattern ? parseVersionPattern(request.versionPattern) : undefined;
+    const pages = new SitePageIndex(versionPattern);
     const queue: Target[] = [{ url: start, depth: 0, fetchUrl: startAsGiven }];
     let head = 0;
     let scheduled = 0;
@@ -192,8 +195,11 @@ export class WebsiteCrawlerLoader implements SourceLoader {
       }
       discover(page.links, target.depth + 1);
 
-      // Links to the canonical URL are the same page: never fetch it again.
-      seen.add(sitePageKey(usableCanonical(page.canonicalUrl, finalUrl), finalUrl, origin));
+      // Links to the canonical URL are the same page: never fetch it again. A version's copy is
+      // not: Read the Docs names the default version's page canonical for every version.
+      if (!stampVersion(finalUrl, page.versionHints ?? {}, { pattern: versionPattern })) {
+        seen.add(sitePageKey(usableCanonical(page.canonicalUrl, finalUrl), finalUrl, origin));
+      }
       const filtered = passesFilters(finalUrl);
       if (filtered) {
         // The start page (and a redirect out of the filters) is fetched for its links only.

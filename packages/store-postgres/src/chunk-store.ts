@@ -333,6 +333,36 @@ export class PostgresChunkStore implements ChunkStore {
     return new Map(rows.map((r) => [r.index_id, r.n]));
   }
 
+  async metadataValues(projectId: number, field: string, limit: number): Promise<Array<string | number>> {
+    // As the SQLite store: strings and numbers only (a `where` filter never matches a boolean).
+    const { rows } = await this.pool.query<{ v: string | number }>(
+      `SELECT DISTINCT v FROM (
+         SELECT CASE jsonb_typeof(metadata -> $1::text) WHEN 'string' THEN to_jsonb(metadata ->> $1::text)
+           WHEN 'number' THEN metadata -> $1::text END AS v
+         FROM documents WHERE project_id = $2
+       ) t WHERE v IS NOT NULL LIMIT $3`,
+      [field, projectId, limit],
+    );
+    return rows.map((r) => r.v);
+  }
+
+  async documentsMetadataField(
+    projectId: number,
+    documentIds: number[],
+    field: string,
+  ): Promise<Map<number, string | number>> {
+    const out = new Map<number, string | number>();
+    if (documentIds.length === 0) return out;
+    const { rows } = await this.pool.query<{ id: number; v: string | number | null }>(
+      `SELECT id, CASE jsonb_typeof(metadata -> $1::text) WHEN 'string' THEN to_jsonb(metadata ->> $1::text)
+         WHEN 'number' THEN metadata -> $1::text END AS v
+       FROM documents WHERE project_id = $2 AND id = ANY($3::int[])`,
+      [field, projectId, documentIds],
+    );
+    for (const r of rows) if (r.v !== null) out.set(r.id, r.v);
+    return out;
+  }
+
   async countChunks(projectId: number): Promise<number> {
     const { rows } = await this.pool.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM chunks WHERE project_id = $1',

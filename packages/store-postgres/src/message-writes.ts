@@ -57,18 +57,18 @@ export class MessageWrites {
                 CASE WHEN u.conversation_id IS NULL THEN u.drawn_conversation END AS new_conversation
          FROM unnest($1::integer[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[],
                      $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::bigint[],
-                     $13::bigint[])
+                     $13::bigint[], $14::text[])
               WITH ORDINALITY AS u(project_id, conversation_id, role_info, sender, text, reply_to,
                                    sources, complete, tools_used, created_at, started_by,
-                                   drawn_conversation, message_id, ord)
+                                   drawn_conversation, message_id, version, ord)
        ), conversation_rows AS (
          INSERT INTO conversations (id, project_id, role_info, started_by, created_at)
          SELECT new_conversation, project_id, role_info, started_by, created_at FROM input
          WHERE new_conversation IS NOT NULL ORDER BY ord
        ), message_rows AS (
-         INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
+         INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, version, created_at)
          SELECT message_id, project_id, coalesce(conversation_id, new_conversation), sender, text, reply_to,
-                sources, complete, tools_used, created_at
+                sources, complete, tools_used, version, created_at
          FROM input ORDER BY ord
        )
        SELECT coalesce(conversation_id, new_conversation) AS conversation_id, message_id
@@ -87,6 +87,7 @@ export class MessageWrites {
           column((w) => w.startedBy),
           batch.map(() => randomRecordId()),
           batch.map(() => randomRecordId()),
+          column((w) => w.version ?? null),
         ],
       },
     );

@@ -293,6 +293,12 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX task_leases_project ON task_leases (project_id)',
     ],
   },
+  {
+    id: 12,
+    name: 'message-version',
+    // The documentation version a question asked about (serviceChat's `version`), for analytics.
+    statements: ['ALTER TABLE messages ADD COLUMN version text'],
+  },
 ];
 
 /**

@@ -18,6 +18,7 @@ import { HIT_COLUMNS, type HitRow, toHit } from './hit-row';
 import { coverageOf, matchTerms, prunedMatchExpression, queryStems, stemsFound } from './fts-query';
 import { withOpeningSlot } from './section-openings';
 import { metadataWhereSql } from './metadata-filter';
+import { MetadataValues } from './metadata-values';
 import { denseSearch, hybridSearch, type HybridDeps } from './hybrid';
 import { SqliteVectorIndex } from './vector-index';
 import {
@@ -125,6 +126,7 @@ export class SqliteChunkIndex implements ChunkStore {
   private readonly accumulator = new ScoreAccumulator();
   private readonly contextAccumulator = new ScoreAccumulator();
   private readonly ftsTotals: FtsTotals;
+  private readonly metadata: MetadataValues;
 
   constructor(
     private readonly db: BetterSqlite3.Database,
@@ -133,6 +135,7 @@ export class SqliteChunkIndex implements ChunkStore {
   ) {
     this.stmt = this.prepare();
     this.ftsTotals = new FtsTotals(db);
+    this.metadata = new MetadataValues(db);
     this.vectors = vectors ?? new SqliteVectorIndex(db);
     const entries = options.termCacheEntries ?? DEFAULT_TERM_CACHE_ENTRIES;
     this.termCache = entries > 0 ? new TermScoreCache(entries, options.onTermList) : undefined;
@@ -403,6 +406,18 @@ export class SqliteChunkIndex implements ChunkStore {
 
   countChunks(projectId: number): number {
     return this.stmt.countChunks.get(projectId)?.n ?? 0;
+  }
+
+  metadataValues(projectId: number, field: string, limit: number): Array<string | number> {
+    return this.metadata.values(projectId, field, limit);
+  }
+
+  documentsMetadataField(
+    projectId: number,
+    documentIds: number[],
+    field: string,
+  ): Map<number, string | number> {
+    return this.metadata.ofDocuments(projectId, documentIds, field);
   }
 
   /**

@@ -14,3 +14,4 @@ export * from './vector-index';
 export { splitProseAndCode, type FtsBody } from './fts-document';
 export type { TermScores } from './term-scores';
 export { indexOfId, topIds } from './term-scores';
+export * from './backup';

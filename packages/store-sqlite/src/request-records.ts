@@ -34,10 +34,10 @@ export class SqliteRequestRecords implements RequestRecords {
         'INSERT INTO conversations (id, project_id, role_info, started_by, created_at) VALUES (?, ?, ?, ?, ?)',
       ),
       insertMessage: db.prepare<
-        [number, number, number, Sender, string, number | null, string, number, string, string]
+        [number, number, number, Sender, string, number | null, string, number, string, string | null, string]
       >(
-        `INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, version, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
     };
   }
@@ -81,6 +81,7 @@ export class SqliteRequestRecords implements RequestRecords {
         JSON.stringify(m.sources),
         m.complete ? 1 : 0,
         JSON.stringify(m.toolsUsed ?? []),
+        m.version ?? null,
         at,
       ),
     );

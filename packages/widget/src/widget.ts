@@ -17,6 +17,7 @@ import {
 import { controlName, SseParser, type StreamedSource } from './sse';
 import { CSS } from './styles';
 import { pageTheme, type Theme } from './theme';
+import { metaContent, pageVersion } from './version';
 
 interface Turn {
   prompt: string;
@@ -138,6 +139,8 @@ class Widget {
   private readonly themeSetting: string;
   /** Whether citation links carry text fragments (`data-text-fragments="off"` turns them off). */
   private readonly textFragments: boolean;
+  /** The documentation version questions are about (`data-version`), when there is one. */
+  private readonly version: string | undefined;
   private readonly host = document.createElement('kbqa-widget');
   private readonly launcher: HTMLButtonElement;
   private readonly panel: HTMLDivElement;
@@ -157,6 +160,12 @@ class Widget {
     this.title = scriptEl?.dataset.title?.trim() || 'Ask the docs';
     this.themeSetting = scriptEl?.dataset.theme ?? 'auto';
     this.textFragments = !/^(off|false|no|0)$/i.test(scriptEl?.dataset.textFragments?.trim() ?? '');
+    this.version = pageVersion(
+      scriptEl?.dataset.version,
+      scriptEl?.dataset.versionPattern,
+      (name) => metaContent(document, name),
+      location.pathname,
+    );
 
     const root = this.host.attachShadow({ mode: 'open' });
     const shortcut = IS_MAC ? '⌘K' : 'Ctrl K';
@@ -325,7 +334,12 @@ class Widget {
       }
       const res = await this.post(
         '/v1/serviceChat',
-        { question, conversation_id: this.conversationId, history: this.history },
+        {
+          question,
+          conversation_id: this.conversationId,
+          history: this.history,
+          ...(this.version !== undefined ? { version: this.version } : {}),
+        },
         controller.signal,
       );
       if (!res.body) throw new WidgetError('Sorry, this browser cannot read streamed answers.');

@@ -2,7 +2,7 @@ import { Get, Param, Query } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ErrorResponse, IdParams } from './admin.dto';
 import { AdminController } from './admin.guard';
-import { AnalyticsResponse, GapListResponse } from './analytics.dto';
+import { AnalyticsResponse, GapListResponse, GapsQuery } from './analytics.dto';
 import { AnalyticsService } from './analytics.service';
 import { DayRangeQuery } from './paging.dto';
 
@@ -24,11 +24,11 @@ export class AdminAnalyticsController {
   @Get('projects/:id/gaps')
   @ApiOperation({
     summary:
-      'Questions answered with no relevant source or rated bad, grouped by similar wording (default: the last 30 days)',
+      'Questions answered with no relevant source or rated bad, grouped by similar wording (default: the last 30 days); `version` keeps the questions about one documentation version',
   })
   @ApiOkResponse({ type: GapListResponse })
   @ApiNotFoundResponse({ type: ErrorResponse })
-  gaps(@Param() { id }: IdParams, @Query() range: DayRangeQuery): Promise<GapListResponse> {
-    return this.analytics.gaps(id, range);
+  gaps(@Param() { id }: IdParams, @Query() query: GapsQuery): Promise<GapListResponse> {
+    return this.analytics.gaps(id, query);
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IntersectionType } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DayRangeQuery, PageQuery } from './paging.dto';
 
 export type RatingFilter = 'good' | 'bad' | 'unrated';
@@ -144,6 +144,27 @@ export class DurationsResponse {
   buckets!: DurationBucketResponse[];
 }
 
+export class QuestionsPerVersionResponse {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'the documentation version asked about; null: none',
+  })
+  version!: string | null;
+
+  @ApiProperty({ type: 'integer' })
+  questions!: number;
+}
+
+/** The gaps of one documentation version (`version` absent: every question). */
+export class GapsQuery extends DayRangeQuery {
+  @ApiPropertyOptional({ description: 'only questions asked about this documentation version' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  version?: string;
+}
+
 export class AnalyticsResponse {
   @ApiProperty({ format: 'date' })
   from!: string;
@@ -159,6 +180,12 @@ export class AnalyticsResponse {
 
   @ApiProperty({ type: DurationsResponse })
   durations!: DurationsResponse;
+
+  @ApiProperty({
+    type: [QuestionsPerVersionResponse],
+    description: 'questions of the range by the documentation version they asked about, most asked first',
+  })
+  questions_per_version!: QuestionsPerVersionResponse[];
 }
 
 export class GapResponse {

@@ -157,6 +157,13 @@ export class AnalyticsService {
        WHERE project_id = ? AND sender = 'AI' AND created_at >= ? AND created_at <= ?`,
       [projectId, start, end],
     );
+    const perVersion = await runSql<Array<{ version: string | null; n: number }>>(
+      this.dataSource,
+      `SELECT version, count(*) AS n FROM messages
+       WHERE project_id = ? AND sender = 'Human' AND created_at >= ? AND created_at <= ?
+       GROUP BY version`,
+      [projectId, start, end],
+    );
     const ended = await runSql<Array<{ created_at: string; ended_at: string }>>(
       this.dataSource,
       `SELECT created_at, ended_at FROM conversations
@@ -171,6 +178,9 @@ export class AnalyticsService {
       durations: durationSummary(
         ended.map((c) => Math.max(0, (storedMs(c.ended_at) - storedMs(c.created_at)) / 1000)),
       ),
+      questions_per_version: perVersion
+        .map((r) => ({ version: r.version, questions: Number(r.n) }))
+        .sort((a, b) => b.questions - a.questions || (a.version ?? '').localeCompare(b.version ?? '')),
     };
   }
 
@@ -179,9 +189,13 @@ export class AnalyticsService {
    * "not in the documentation" answer) or was rated bad,
    * grouped by similar wording (groupGaps).
    */
-  async gaps(projectId: number, range: { from?: string; to?: string }): Promise<GapListResponse> {
+  async gaps(
+    projectId: number,
+    range: { from?: string; to?: string; version?: string },
+  ): Promise<GapListResponse> {
     await this.projects.getProject(projectId);
     const { start, end } = storedBounds(checkedRange(range));
+    const byVersion = range.version !== undefined ? ' AND h.version = ?' : '';
     const notCovered = [NOT_COVERED_ANSWER.length, NOT_COVERED_ANSWER];
     const rows = await runSql<
       Array<{ question: string; asked_at: string; no_source: number; rated_bad: number }>
@@ -191,14 +205,21 @@ export class AnalyticsService {
          SELECT h.text AS question, h.created_at AS asked_at, ai.rating_value AS rating, ai.text AS answer,
            json_array_length(ai.sources${onPostgres(this.dataSource) ? '::json' : ''}) AS found
          FROM messages ai JOIN messages h ON h.id = ai.reply_to
-         WHERE ai.project_id = ? AND ai.sender = 'AI' AND h.created_at >= ? AND h.created_at <= ?)
+         WHERE ai.project_id = ? AND ai.sender = 'AI' AND h.created_at >= ? AND h.created_at <= ?${byVersion})
        SELECT question, asked_at,
          CASE WHEN coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ? THEN 1 ELSE 0 END AS no_source,
          CASE WHEN rating = -1 THEN 1 ELSE 0 END AS rated_bad
        FROM answered
        WHERE coalesce(found, 0) = 0 OR substr(answer, 1, ?) = ? OR rating = -1`,
       // The not-covered answer may be followed by "You may want to read: …": compare its start.
-      [projectId, start, end, ...notCovered, ...notCovered],
+      [
+        projectId,
+        start,
+        end,
+        ...(range.version !== undefined ? [range.version] : []),
+        ...notCovered,
+        ...notCovered,
+      ],
     );
     const groups = groupGaps(
       rows.map((r) => ({

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean } from 'class-validator';
 
 /** `PATCH /admin/v1/indexes/:id`: the auto-sync switch. */
@@ -27,6 +27,12 @@ export class IndexResponse {
 
   @ApiProperty({ type: [String] })
   exclude_paths!: string[];
+
+  @ApiPropertyOptional({ description: "regular expression whose first group is a page path's version" })
+  version_pattern?: string;
+
+  @ApiPropertyOptional({ description: 'the version readers get without asking for one' })
+  default_version?: string;
 
   @ApiProperty()
   auto_sync!: boolean;

@@ -37,6 +37,12 @@ export class AdminIngestDataDoc {
 
   @ApiPropertyOptional({ type: [String], description: 'skip URLs whose path starts with one of these' })
   exclude_paths?: string[];
+
+  @ApiPropertyOptional({ description: "a regular expression whose first group is a page path's version" })
+  version_pattern?: string;
+
+  @ApiPropertyOptional({ description: 'the version readers get without asking for one' })
+  default_version?: string;
 }
 
 export class TaskIdResponseDoc {

@@ -62,6 +62,14 @@ export class AdminSourceResponse {
     description: 'the title of its (first) page; null when it has none other than the source',
   })
   title!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: '2.x',
+    description: 'the documentation version of its page; null for a page without one',
+  })
+  version!: string | null;
 }
 
 export class SourceListResponse {

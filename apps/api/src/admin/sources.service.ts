@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type ChunkStore, KbqaError, type SourceKind } from '@kbqa/core';
+import { type ChunkStore, KbqaError, type SourceKind, VERSION_FIELD } from '@kbqa/core';
 import { isoUtc } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
@@ -49,21 +49,29 @@ export class AdminSourcesService {
         updated_at: string;
         chunks: number;
         title: string | null;
+        document_id: number | null;
       }>
     >(
       this.dataSource,
       `SELECT s.id, s.source, s.kind, s.index_id, s.date_added, s.updated_at,
          (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks,
-         (SELECT d.title FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS title
+         (SELECT d.title FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS title,
+         (SELECT d.id FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS document_id
        FROM sources s WHERE ${where.join(' AND ')}
        ORDER BY s.id LIMIT ? OFFSET ?`,
       [...params, query.limit ?? DEFAULT_PAGE, query.offset ?? 0],
     );
+    const versions = await this.store.documentsMetadataField(
+      projectId,
+      rows.flatMap((r) => (r.document_id === null ? [] : [Number(r.document_id)])),
+      VERSION_FIELD,
+    );
     return {
       total: count?.n ?? 0,
-      sources: rows.map(({ title, ...r }): AdminSourceResponse => ({
+      sources: rows.map(({ title, document_id, ...r }): AdminSourceResponse => ({
         ...r,
         title: knownTitle(title, r.source) ? title : null,
+        version: document_id === null ? null : (versions.get(Number(document_id))?.toString() ?? null),
         date_added: isoUtc(r.date_added),
         updated_at: isoUtc(r.updated_at),
       })),

@@ -26,7 +26,7 @@ const logger = new Logger('AnswerModule');
  */
 async function loadLocalModel(config: LocalConfig): Promise<LocalChatModel> {
   const { LocalLlm } = await import('@kbqa/llm-local');
-  return LocalLlm.load({
+  const llm = await LocalLlm.load({
     modelPath: config.modelFile,
     // The sources' budget, the answer, and room for the prompt, the history and the question.
     contextTokens: config.contextTokens + config.maxTokens + 1024,
@@ -35,6 +35,8 @@ async function loadLocalModel(config: LocalConfig): Promise<LocalChatModel> {
     threads: config.threads,
     log: (level, message) => (level === 'error' ? logger.error(message) : logger.warn(message)),
   });
+  if (llm.sequenceChoice) logger.log(`KBQA_LLM=local: ${llm.sequenceChoice.reason}`);
+  return llm;
 }
 
 function localGenerator(
@@ -46,6 +48,7 @@ function localGenerator(
     modelName: config.model,
     // KBQA_TOOL_MAX_ROUNDS=0 offers no tools, as with an OpenAI-compatible model.
     toolCalls: toolRounds > 0,
+    maxToolRounds: toolRounds,
     loadModel: () => loadLocalModel(config),
     fallback,
     contextTokens: config.contextTokens,

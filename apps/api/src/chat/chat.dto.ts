@@ -92,6 +92,13 @@ export class ChatDto extends KeyDto {
   @IsObject()
   where?: Record<string, unknown>;
 
+  /** kbqa's extension: the documentation version to answer from (`where: {"version": …}`). */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  version?: string;
+
   @IsOptional()
   @IsObject()
   @ValidateNested()
@@ -115,6 +122,8 @@ export interface StreamedSource {
   link: string;
   /** The page's title, when it has one other than its address; the playground's stream only. */
   title?: string;
+  /** Only for a page of versioned documentation: its version. */
+  metadata?: { version: string };
 }
 
 export interface ChatSourceResponse {
@@ -122,6 +131,8 @@ export interface ChatSourceResponse {
   content: string;
   link: string;
   relevance_score: number;
+  /** Only for a page of versioned documentation: its version. */
+  metadata?: { version: string };
 }
 
 /** One tool call of an answer (SPEC.md "Tool usage record"). */
@@ -155,6 +166,7 @@ export function mapStreamedSource(hit: SearchHit, withTitle = false): StreamedSo
     link: hit.link,
   };
   if (withTitle && knownTitle(hit.title, hit.link, hit.source)) source.title = hit.title;
+  if (hit.version !== undefined) source.metadata = { version: hit.version };
   return source;
 }
 
@@ -164,5 +176,6 @@ export function mapChatSource(hit: SearchHit): ChatSourceResponse {
     content: cleanMarkup(hit.content),
     link: hit.link,
     relevance_score: Math.round(hit.score * 1e4) / 1e4,
+    ...(hit.version !== undefined ? { metadata: { version: hit.version } } : {}),
   };
 }

@@ -49,9 +49,9 @@ function setup(
   const generated: AnswerRequest[] = [];
   const lookedUp: string[][] = [];
   const retrieval = {
-    retrieve: (r: RetrieveRequest) => {
+    retrieveVersioned: (r: RetrieveRequest) => {
       retrieved.push(r);
-      return Promise.resolve(options.hits ?? [hit as unknown as SearchHit]);
+      return Promise.resolve({ hits: options.hits ?? [hit as unknown as SearchHit] });
     },
     absentWords: (_p: number, words: string[]) => {
       lookedUp.push(words);

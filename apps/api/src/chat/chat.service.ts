@@ -9,8 +9,11 @@ import {
   type AnswerToolEvent,
   type HistoryTurn,
   type KeyKind,
+  KbqaError,
+  type MetadataCondition,
   parseWhere,
   type SearchHit,
+  VERSION_FIELD,
 } from '@kbqa/core';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { APP_CONFIG, type AppConfig } from '../config/config';
@@ -66,6 +69,9 @@ export class ChatService {
     // Before anything is written: a busy local model is a 503 with Retry-After, not a stored turn.
     this.generator.throwIfBusy?.();
     const filters = parseWhere(dto.where);
+    if (dto.version !== undefined && filters.some((f) => f.field === VERSION_FIELD)) {
+      throw new KbqaError('BAD_REQUEST', 'give the version as version or as where.version, not both');
+    }
     const roleInfo = dto.tracking?.roleInfo;
     // A new conversation is created with the question, below: one write for both.
     const continued =
@@ -85,7 +91,16 @@ export class ChatService {
     const topK = dto.retriever_options?.num_chunks ?? NUM_CHUNKS.default;
     const threshold = dto.relevance_threshold ?? 0;
     const search = searchQuestion(dto.question, standalone, history);
-    const hits = await this.retrieval.retrieve({ projectId, ...search, topK, filters, threshold });
+    // The version asked about, stored with the question for analytics per version.
+    const asked = dto.version ?? whereVersion(filters);
+    const { hits, fallbackVersion } = await this.retrieval.retrieveVersioned({
+      projectId,
+      ...search,
+      topK,
+      filters,
+      threshold,
+      ...(dto.version !== undefined ? { version: dto.version } : {}),
+    });
     // A taught pair has no metadata, so a `where` filter would never let it through retrieval;
     // with one it is not put first either. Its score (the question similarity) meets the threshold.
     // A follow-up read as a question of its own is matched as that ("and for the reply?" must not
@@ -99,9 +114,9 @@ export class ChatService {
       continued !== undefined
         ? {
             conversationId: continued,
-            humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question),
+            humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question, asked),
           }
-        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question);
+        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question, asked);
     // The reader's own words, not the conversation's: a follow-up may name what the docs lack.
     const unknownWords = this.generator.usesUnknownWords
       ? await this.retrieval.absentWords(projectId, questionWords(dto.question))
@@ -142,7 +157,7 @@ export class ChatService {
       await appendFile(this.config.answerTrace, `${line}\n`);
     }
     // The whole question for the answer; `focus` only narrows what lexical search weighs fully.
-    const pieces = this.generator.generate({
+    const generated = this.generator.generate({
       question: search.question,
       context: search.context,
       unknownWords,
@@ -155,6 +170,11 @@ export class ChatService {
       tools,
       onToolEvent,
     });
+    // The reader asked about one version (or none: the default one) and is answered from another.
+    const pieces =
+      fallbackVersion !== undefined && sources.length > 0
+        ? withLead(versionNote(dto.version, fallbackVersion), generated)
+        : generated;
     return Object.assign(turn, { pieces });
   }
 
@@ -242,4 +262,21 @@ export function toAnswerSources(hits: SearchHit[], taughtFirst: boolean): Answer
     headingPath: h.headingPath,
     curated: taughtFirst && i === 0,
   }));
+}
+
+/** What an answer from another version than the one asked for begins with. */
+export function versionNote(asked: string | undefined, answeredFrom: string): string {
+  const missing = asked !== undefined ? `Version ${asked} of the documentation` : 'The current documentation';
+  return `${missing} does not cover this; this answer comes from version ${answeredFrom}.\n\n`;
+}
+
+async function* withLead(lead: string, pieces: AsyncIterable<string>): AsyncIterable<string> {
+  yield lead;
+  yield* pieces;
+}
+
+/** The version a `where` filter asks for with `$eq`, when it does. */
+function whereVersion(filters: MetadataCondition[]): string | undefined {
+  const only = filters.find((f) => f.field === VERSION_FIELD && f.op === '$eq');
+  return only === undefined ? undefined : String(only.value);
 }

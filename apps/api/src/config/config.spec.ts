@@ -47,11 +47,11 @@ describe(loadConfig.name, () => {
   it('finds a local model in the models folder unless KBQA_LLM_MODEL_FILE names the file', () => {
     expect(loadConfig({ KBQA_LLM: 'local', KBQA_DATA_DIR: '/d' }, '/tmp').llm).toEqual({
       kind: 'local',
-      model: 'qwen2.5-0.5b-instruct',
-      modelFile: '/d/models/llm/qwen2.5-0.5b-instruct.gguf',
+      model: 'qwen3-0.6b',
+      modelFile: '/d/models/llm/qwen3-0.6b.gguf',
       contextTokens: 750,
       maxTokens: 512,
-      sequences: 1,
+      sequences: undefined,
       maxQueue: 8,
       threads: undefined,
     });
@@ -65,6 +65,12 @@ describe(loadConfig.name, () => {
       '/w',
     ).llm;
     expect(file).toMatchObject({ modelFile: '/w/x.gguf', threads: 2 });
+    expect(loadConfig({ KBQA_LLM: 'local', KBQA_LLM_SEQUENCES: '3' }, '/w').llm).toMatchObject({
+      sequences: 3,
+    });
+    expect(loadConfig({ KBQA_LLM: 'local', KBQA_LLM_SEQUENCES: 'auto' }, '/w').llm).toMatchObject({
+      sequences: undefined,
+    });
   });
 
   it('uses SQLite unless KBQA_DATABASE_URL names a PostgreSQL database', () => {
@@ -81,6 +87,21 @@ describe(loadConfig.name, () => {
     expect(loadConfig({}, '/tmp').tools.maxRounds).toBe(3);
     expect(loadConfig({ KBQA_TOOL_MAX_ROUNDS: '0' }, '/tmp').tools.maxRounds).toBe(0);
     expect(loadConfig({ KBQA_TOOL_MAX_ROUNDS: '10' }, '/tmp').tools.maxRounds).toBe(10);
+  });
+
+  it('schedules no backups unless KBQA_BACKUP_INTERVAL is a duration, and keeps 7 unless told', () => {
+    expect(loadConfig({}, '/tmp').backup).toEqual({ intervalMs: undefined, keep: 7 });
+    expect(loadConfig({ KBQA_BACKUP_INTERVAL: 'off' }, '/tmp').backup.intervalMs).toBeUndefined();
+    expect(loadConfig({ KBQA_BACKUP_INTERVAL: '6h', KBQA_BACKUP_KEEP: '3' }, '/tmp').backup).toEqual({
+      intervalMs: 6 * 3_600_000,
+      keep: 3,
+    });
+    expect(() => loadConfig({ KBQA_BACKUP_INTERVAL: 'daily' }, '/tmp')).toThrow(
+      /KBQA_BACKUP_INTERVAL must be a duration/,
+    );
+    expect(() => loadConfig({ KBQA_BACKUP_KEEP: '0' }, '/tmp')).toThrow(
+      /KBQA_BACKUP_KEEP must be an integer/,
+    );
   });
 
   it("reports the service's own package version", () => {

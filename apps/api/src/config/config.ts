@@ -88,6 +88,11 @@ export interface AppConfig {
   syncIntervalMs: number;
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
   dashboardSessionMs: number;
+  /**
+   * Scheduled backups of the SQLite deployment into `<data dir>/backups/`: every
+   * KBQA_BACKUP_INTERVAL (off when undefined), keeping the newest KBQA_BACKUP_KEEP (default 7).
+   */
+  backup: { intervalMs: number | undefined; keep: number };
   chunker: { targetSize: number; maxSize: number; overlap: number };
   embedding: {
     model: string;
@@ -121,8 +126,11 @@ export interface AppConfig {
         contextTokens: number;
         /** KBQA_LLM_MAX_TOKENS: longest answer in tokens. */
         maxTokens: number;
-        /** KBQA_LLM_SEQUENCES: answers generated at once. */
-        sequences: number;
+        /**
+         * KBQA_LLM_SEQUENCES: answers generated at once; undefined (unset or `auto`) lets the
+         * model's loader choose from the host's cores and free memory.
+         */
+        sequences: number | undefined;
         /** KBQA_LLM_QUEUE: answers that may wait for a sequence; past it, 503. */
         maxQueue: number;
         /** KBQA_LLM_THREADS: CPU threads (node-llama-cpp's default when undefined). */
@@ -295,7 +303,10 @@ export function loadConfig(
       modelFile,
       contextTokens: int(env, 'KBQA_LLM_CONTEXT_TOKENS', DEFAULT_MODEL_CONTEXT_TOKENS, 50, 100_000),
       maxTokens: int(env, 'KBQA_LLM_MAX_TOKENS', 512, 1, 8192),
-      sequences: int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
+      sequences:
+        !env.KBQA_LLM_SEQUENCES || env.KBQA_LLM_SEQUENCES.trim().toLowerCase() === 'auto'
+          ? undefined
+          : int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
       maxQueue: int(env, 'KBQA_LLM_QUEUE', 8, 0, 10_000),
       threads,
     };
@@ -343,6 +354,12 @@ export function loadConfig(
     trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
     dashboardSessionMs: duration(env, 'KBQA_DASHBOARD_SESSION', 12 * 3_600_000, 1_000),
+    backup: {
+      intervalMs: ['', 'off', '0'].includes(env.KBQA_BACKUP_INTERVAL?.trim().toLowerCase() ?? '')
+        ? undefined
+        : duration(env, 'KBQA_BACKUP_INTERVAL', 0, 1_000),
+      keep: int(env, 'KBQA_BACKUP_KEEP', 7, 1, 100_000),
+    },
     chunker: {
       targetSize,
       maxSize: targetSize * 2,

@@ -98,18 +98,19 @@ export class ConversationsService {
     by: KeyKind,
     roleInfo: string | undefined,
     text: string,
+    version?: string,
   ): Promise<{ conversationId: number; humanMessageId: number }> {
     const { conversationId, messageId } = await this.records.startConversation(
       projectId,
       roleInfo ?? null,
-      { sender: 'Human', text, replyTo: null, sources: [], complete: true },
+      { sender: 'Human', text, replyTo: null, sources: [], complete: true, version: version ?? null },
       by,
     );
     return { conversationId, humanMessageId: messageId };
   }
 
   /** Stores the user's question; returns the message id. */
-  async addHuman(projectId: number, conversationId: number, text: string): Promise<number> {
+  async addHuman(projectId: number, conversationId: number, text: string, version?: string): Promise<number> {
     return this.records.addMessage({
       projectId,
       conversationId,
@@ -118,6 +119,7 @@ export class ConversationsService {
       replyTo: null,
       sources: [],
       complete: true,
+      version: version ?? null,
     });
   }
 

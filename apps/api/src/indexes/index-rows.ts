@@ -6,6 +6,8 @@ import type { Repository } from 'typeorm';
 export interface IndexOptions {
   includePaths?: string[];
   excludePaths?: string[];
+  versionPattern?: string;
+  defaultVersion?: string;
 }
 
 /**
@@ -22,6 +24,8 @@ export async function upsertIndex(
   const options: IndexOptions = {};
   if (request.includePaths?.length) options.includePaths = request.includePaths;
   if (request.excludePaths?.length) options.excludePaths = request.excludePaths;
+  if (request.versionPattern) options.versionPattern = request.versionPattern;
+  if (request.defaultVersion) options.defaultVersion = request.defaultVersion;
   const now = nowTimestamp();
   await indexes
     .createQueryBuilder()

@@ -16,6 +16,9 @@ export interface IndexView {
   url: string;
   include_paths: string[];
   exclude_paths: string[];
+  /** Only when set: the index's version settings. */
+  version_pattern?: string;
+  default_version?: string;
   auto_sync: boolean;
   /** Pages, files or videos the index holds now. */
   pages: number;
@@ -195,6 +198,8 @@ function view(row: IndexEntity, pages: number): IndexView {
     url: row.url,
     include_paths: options.includePaths ?? [],
     exclude_paths: options.excludePaths ?? [],
+    ...(options.versionPattern ? { version_pattern: options.versionPattern } : {}),
+    ...(options.defaultVersion ? { default_version: options.defaultVersion } : {}),
     auto_sync: row.autoSync,
     pages,
     last_synced_at: isoUtc(row.lastSyncedAt),

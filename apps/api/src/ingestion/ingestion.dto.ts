@@ -148,6 +148,18 @@ export class IngestDataDto extends KeyDto {
   @ArrayMaxSize(100)
   @IsString({ each: true })
   exclude_paths?: string[];
+
+  /** kbqa's extension: a regular expression whose first group is a page path's version. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  version_pattern?: string;
+
+  /** kbqa's extension: the version readers get without asking for one. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  default_version?: string;
 }
 
 export class IngestionStatusDto extends KeyDto {

@@ -15,7 +15,11 @@ import {
   type SourceType,
   type SkipCode,
   type SkippedItem,
+  parseVersionPattern,
   sourceContentHash,
+  stampVersion,
+  versionHintsOf,
+  withVersionMetadata,
 } from '@kbqa/core';
 import { IndexEntity, IngestionTaskEntity, nowTimestamp } from '@kbqa/store-sqlite';
 import type { DataSource, Repository } from 'typeorm';
@@ -357,7 +361,9 @@ export class IngestionRunner implements TaskRunner {
       },
     };
     await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
-    for await (const doc of loader.load(request, context)) {
+    const versioning = versionOptions(request);
+    for await (const loaded of loader.load(request, context)) {
+      const doc = withVersion(loaded, versioning);
       const before = byUrl.get(doc.source);
       const contentHash = sourceContentHash([doc]);
       if (before) seen.add(before.id);
@@ -613,4 +619,26 @@ function addNote(stats: TaskStats, text: string): void {
 
 function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}
+
+/** The version settings of a load: its index's `version_pattern` and `default_version`. */
+function versionOptions(request: LoadRequest): { pattern?: RegExp; defaultVersion?: string } {
+  return {
+    ...(request.versionPattern ? { pattern: parseVersionPattern(request.versionPattern) } : {}),
+    ...(request.defaultVersion ? { defaultVersion: request.defaultVersion } : {}),
+  };
+}
+
+/**
+ * The document with its version in its metadata (`version`, `version_default`), read from the
+ * hints its loader found in the page and the index's settings, so chat can keep one version.
+ */
+function withVersion(
+  doc: LoadedDocument,
+  options: { pattern?: RegExp; defaultVersion?: string },
+): LoadedDocument {
+  const stamp = stampVersion(doc.link ?? doc.source, versionHintsOf(doc.metadata), options);
+  if (!stamp && doc.metadata === undefined) return doc;
+  const metadata = withVersionMetadata(doc.metadata, stamp);
+  return { ...doc, metadata };
 }

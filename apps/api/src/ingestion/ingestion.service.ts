@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, type LoadRequest, type SourceType } from '@kbqa/core';
+import { KbqaError, type LoadRequest, parseVersionPattern, type SourceType } from '@kbqa/core';
 import { formatMicros, IndexEntity, IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
 import { type DataSource, type FindOptionsWhere, In, LessThan, type Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
@@ -44,10 +44,14 @@ export class IngestionService {
         'include_paths and exclude_paths apply only to type website-crawler',
       );
     }
+    // A bad pattern is refused now, not when the load meets its first page.
+    if (dto.version_pattern) parseVersionPattern(dto.version_pattern);
     const request: LoadRequest = {
       url: dto.url.trim(),
       includePaths: dto.include_paths,
       excludePaths: dto.exclude_paths,
+      ...(dto.version_pattern ? { versionPattern: dto.version_pattern } : {}),
+      ...(dto.default_version ? { defaultVersion: dto.default_version } : {}),
     };
     this.loaders.get(type).validate(request);
     this.loaders.assertFetchable(type, request.url);

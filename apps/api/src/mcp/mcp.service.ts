@@ -82,7 +82,8 @@ export class McpKnowledgeService {
   async search(caller: McpCaller, input: SearchInput): Promise<McpPassage[]> {
     const filters = parseWhere(input.where);
     await this.countRequest(caller);
-    const hits = await this.retrieval.retrieve({
+    // Versioned documentation answers from its default version, as serviceChat does.
+    const { hits } = await this.retrieval.retrieveVersioned({
       projectId: caller.auth.projectId,
       question: input.question,
       topK: input.num_chunks ?? NUM_CHUNKS.default,
@@ -100,7 +101,13 @@ export class McpKnowledgeService {
     await this.countRequest(caller);
     const projectId = caller.auth.projectId;
     const topK = NUM_CHUNKS.default;
-    const hits = await this.retrieval.retrieve({ projectId, question, topK, filters: [], threshold: 0 });
+    const { hits } = await this.retrieval.retrieveVersioned({
+      projectId,
+      question,
+      topK,
+      filters: [],
+      threshold: 0,
+    });
     const taught = await this.teaching.match(projectId, question);
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const project = await this.projects.getProject(projectId);

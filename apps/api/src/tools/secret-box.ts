@@ -1,11 +1,16 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KbqaError } from '@kbqa/core';
 
 /** Marks a sealed value: version 1 is AES-256-GCM, 12-byte IV, 16-byte tag, all base64. */
 const SEALED = /^enc:v1:([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]+):([A-Za-z0-9+/=]*)$/;
 const KEY_BYTES = 32;
+
+/** The key file's name in the data directory, when KBQA_SECRET_KEY is unset. */
+export function secretKeyFile(dataDir: string): string {
+  return join(dataDir, 'secret.key');
+}
 
 /**
  * The key in `file`, created (32 random bytes, hex, mode 0600) when there is none. Two processes

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { ProjectsModule } from '../projects/projects.module';
-import { loadOrCreateKeyFile, SecretBox } from './secret-box';
+import { loadOrCreateKeyFile, SecretBox, secretKeyFile } from './secret-box';
 import { ToolSourcesService } from './tool-sources.service';
 import { ToolsService } from './tools.service';
 
@@ -19,7 +18,7 @@ import { ToolsService } from './tools.service';
         const { secretKey } = config;
         if (secretKey !== undefined)
           return new SecretBox(() => Buffer.from(secretKey, 'hex'), 'KBQA_SECRET_KEY');
-        const file = join(config.dataDir, 'secret.key');
+        const file = secretKeyFile(config.dataDir);
         return new SecretBox(() => loadOrCreateKeyFile(file), file);
       },
     },

@@ -50,11 +50,15 @@ export function AnalyticsPage({ project }: { project: Project }) {
     () => get<Analytics>(`projects/${project.id}/analytics?${range}`),
     [project.id, range],
   );
+  const [version, setVersion] = useState('');
+  const gapQuery = version ? `${range}&${new URLSearchParams({ version }).toString()}` : range;
   const gaps = useLoad(
-    () => get<{ gaps: Gap[] }>(`projects/${project.id}/gaps?${range}`),
-    [project.id, range],
+    () => get<{ gaps: Gap[] }>(`projects/${project.id}/gaps?${gapQuery}`),
+    [project.id, gapQuery],
   );
   const a = stats.data;
+  // Shown only for versioned documentation: some question named a version.
+  const versions = (a?.questions_per_version ?? []).filter((v) => v.version !== null);
   return (
     <Section title={`Analytics of ${project.name}`}>
       <form class="inline" onSubmit={(e) => e.preventDefault()}>
@@ -144,11 +148,37 @@ export function AnalyticsPage({ project }: { project: Project }) {
           </figure>
         </div>
       )}
+      {a && versions.length > 0 && (
+        <section aria-label="Questions by version">
+          <h2>Questions by version</h2>
+          <Table label="Questions by version" columns={['Version', 'Questions']}>
+            <tbody>
+              {a.questions_per_version.map((v) => (
+                <tr>
+                  <td>{v.version ?? 'none named'}</td>
+                  <td>{v.questions}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        </section>
+      )}
       <section aria-label="Documentation gaps">
         <h2>Documentation gaps</h2>
         <p class="muted">
           Questions answered with no relevant source or rated bad, grouped by similar wording.
         </p>
+        {versions.length > 0 && (
+          <form class="inline" onSubmit={(e) => e.preventDefault()}>
+            <label for="gaps-version">Version</label>
+            <select id="gaps-version" value={version} onChange={(e) => setVersion(e.currentTarget.value)}>
+              <option value="">All versions</option>
+              {versions.map((v) => (
+                <option value={v.version!}>{v.version}</option>
+              ))}
+            </select>
+          </form>
+        )}
         {!gaps.data ? (
           <Loading error={gaps.error} />
         ) : gaps.data.gaps.length === 0 ? (

@@ -105,6 +105,7 @@ function IngestForm({ project, onStarted }: { project: Project; onStarted: () =>
   const [url, setUrl] = useState('');
   const [include, setInclude] = useState('');
   const [exclude, setExclude] = useState('');
+  const [versionPattern, setVersionPattern] = useState('');
   const [notice, run] = useNotice();
   return (
     <section aria-label="Start an ingestion" class="card">
@@ -117,6 +118,7 @@ function IngestForm({ project, onStarted }: { project: Project; onStarted: () =>
             const body: Record<string, unknown> = { type, url };
             if (paths(include).length) body.include_paths = paths(include);
             if (paths(exclude).length) body.exclude_paths = paths(exclude);
+            if (versionPattern.trim()) body.version_pattern = versionPattern.trim();
             const res = await post<{ task_id: number }>(`projects/${project.id}/ingest`, body);
             onStarted();
             return `Ingestion started (task ${res.task_id}).`;
@@ -158,6 +160,18 @@ function IngestForm({ project, onStarted }: { project: Project; onStarted: () =>
           <code>/docs/*</code> is everything under <code>/docs</code> but not <code>/docs</code> itself, and{' '}
           <code>*.html</code> every path ending so; <code>/</code> alone is the home page. A pattern that
           matched no URL is named in the task's report.
+        </p>
+        <label for="ingest-version-pattern">Version pattern (optional)</label>
+        <input
+          id="ingest-version-pattern"
+          aria-describedby="ingest-version-help"
+          value={versionPattern}
+          onInput={(e) => setVersionPattern(e.currentTarget.value)}
+        />
+        <span />
+        <p id="ingest-version-help" class="muted">
+          For versioned docs served under a path prefix: a regular expression whose first group is the
+          version, e.g. <code>^/v(\d+)/</code>. Docusaurus and Read the Docs versions are found without it.
         </p>
         <span />
         <button type="submit">Start ingestion</button>

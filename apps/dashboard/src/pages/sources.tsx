@@ -85,6 +85,7 @@ export function SourcesPage({ project }: { project: Project }) {
                       (s.title ?? s.source)
                     )}
                     {s.title && <div class="muted address">{s.source}</div>}
+                    {s.version !== null && <div class="muted">version {s.version}</div>}
                   </td>
                   <td>{s.kind}</td>
                   <td>{s.chunks}</td>

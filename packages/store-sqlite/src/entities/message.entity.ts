@@ -33,6 +33,10 @@ export class MessageEntity {
   @Column('text', { name: 'tools_used', default: '[]' })
   toolsUsed!: string;
 
+  /** The documentation version a Human message asked about, when it named one. */
+  @Column('text', { nullable: true })
+  version!: string | null;
+
   @Column('integer', { name: 'rating_value', default: 0 })
   ratingValue!: number;
 

@@ -18,6 +18,7 @@ import { FtsTotals1734500000000 } from './1734500000000-fts-totals';
 import { ConversationStarter1734600000000 } from './1734600000000-conversation-starter';
 import { ScheduledTasks1734700000000 } from './1734700000000-scheduled-tasks';
 import { TaskLeases1734800000000 } from './1734800000000-task-leases';
+import { MessageVersion1735200000000 } from './1735200000000-message-version';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   ConversationStarter1734600000000,
   ScheduledTasks1734700000000,
   TaskLeases1734800000000,
+  MessageVersion1735200000000,
 ];

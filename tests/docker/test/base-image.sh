@@ -16,8 +16,8 @@ root="$(mktemp -d /tmp/kbqa-docker-base.XXXXXX)"
 cleanup() {
   # debootstrap mounts proc (and sys) inside the new root: unmount whatever is still there before
   # removing it, and never cross into another file system.
-  grep -o " $root/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" || true; done
-  rm -rf --one-file-system "$root"
+  { grep -o " $root/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" || true; done
+  rm -rf --one-file-system "$root" || true
 }
 trap cleanup EXIT
 changes=()

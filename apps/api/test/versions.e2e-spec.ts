@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import { AnalyticsService } from '../src/admin/analytics.service';
 import { AdminSourcesService } from '../src/admin/sources.service';
+import { IndexesService } from '../src/indexes/indexes.service';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
 /**
@@ -299,9 +300,7 @@ describe('versioned documentation (e2e, local site on 127.0.0.1)', () => {
         expect(path(s).startsWith('/guide/')).toBe(true);
         expect(s.metadata).toBeUndefined();
       }
-      const indexes = await t.app
-        .get((await import('../src/indexes/indexes.service')).IndexesService)
-        .list(p.id);
+      const indexes = await t.app.get(IndexesService).list(p.id);
       expect(indexes[0]).toMatchObject({ version_pattern: '^/v(\\d+)/' });
     });
   });

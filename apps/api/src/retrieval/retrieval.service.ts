@@ -106,7 +106,11 @@ export class RetrievalService {
     const now = Date.now();
     const cached = this.versionLists.get(projectId);
     if (cached && now - cached.at < VERSIONS_TTL_MS) return cached.versions;
-    const values = await this.store.metadataValues(projectId, VERSION_FIELD, MAX_VERSIONS);
+    // Versioned documentation is what a loader stamped (or a client marked) with version_default:
+    // a `version` field alone is the client's own metadata, filtered only by its own `where`.
+    const marked = await this.store.metadataValues(projectId, VERSION_DEFAULT_FIELD, 1);
+    const values =
+      marked.length === 0 ? [] : await this.store.metadataValues(projectId, VERSION_FIELD, MAX_VERSIONS);
     const versions = values.map(String).sort(compareVersionsNewestFirst);
     this.versionLists.set(projectId, { versions, at: now });
     return versions;

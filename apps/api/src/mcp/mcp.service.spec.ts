@@ -25,7 +25,10 @@ function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch; spent?: bool
   const generated: AnswerRequest[] = [];
   const counted: string[] = [];
   const retrieval = {
-    retrieve: (r: RetrieveRequest) => (retrieved.push(r), Promise.resolve(options.hits ?? [])),
+    retrieveVersioned: (r: RetrieveRequest) => (
+      retrieved.push(r),
+      Promise.resolve({ hits: options.hits ?? [] })
+    ),
   } as unknown as RetrievalService;
   const projects = {
     getProject: () => Promise.resolve({ systemPrompt: 'Be brief.' }),

@@ -1,15 +1,7 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '@kbqa/core/testing';
-import type { Browser, Page } from 'playwright-core';
-import {
-  collectConsoleErrors,
-  describeBrowser,
-  launchBrowser,
-  screenshot,
-  seriousAxeViolations,
-} from './browser';
+import type { Page } from 'playwright-core';
+import { describeBrowser, screenshot, seriousAxeViolations } from './browser';
+import { type DashboardBrowser, expectText, openDashboardBrowser } from './dashboard-page';
 import { startTestApp, type TestApp } from './helpers';
 
 const TOKEN = 'dashboard-a11y-operator-token-0123456789';
@@ -34,9 +26,9 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
   let t: TestApp;
   let site: TestServer;
   let base: string;
-  let browser: Browser;
   let page: Page;
   let errors: string[];
+  let dash: DashboardBrowser;
 
   beforeAll(async () => {
     site = await startServer((req, res) => {
@@ -49,16 +41,12 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
         );
     });
     t = await startTestApp({ KBQA_ADMIN_TOKEN: TOKEN, KBQA_ALLOW_PRIVATE_HOSTS: site.hostPort });
-    const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    errors = collectConsoleErrors(page);
+    dash = await openDashboardBrowser(t);
+    ({ base, page, errors } = dash);
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await dash?.close();
     await t?.close();
     await site?.close();
   });
@@ -80,13 +68,8 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     return region;
   };
   const expectSaid = async (region: ReturnType<Page['locator']>, pattern: RegExp) => {
-    const deadline = Date.now() + 15_000;
-    let text = '';
-    while (!pattern.test((text = (await region.textContent()) ?? ''))) {
-      if (Date.now() > deadline) throw new Error(`live region says ${JSON.stringify(text)}, not ${pattern}`);
-      await sleep(100);
-    }
-    return text;
+    await expectText(region, pattern, 15_000);
+    return (await region.textContent()) ?? '';
   };
 
   it('has an h1 and a page title on the login page and after login', async () => {
@@ -182,7 +165,6 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     await page.setViewportSize({ width: 390, height: 844 });
     for (const label of PAGES) {
       await go(label);
-      await sleep(200); // charts and tables settle
       await screenshot(page, `dashboard-phone-${label.toLowerCase()}`);
       expect([label, await seriousAxeViolations(page)]).toEqual([label, []]);
       const width = await page.evaluate('document.documentElement.scrollWidth');

@@ -1,15 +1,13 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
+import { describeBrowser, screenshot, seriousAxeViolations } from './browser';
 import {
-  collectConsoleErrors,
-  describeBrowser,
-  launchBrowser,
-  screenshot,
-  seriousAxeViolations,
-} from './browser';
+  dashboardSteps,
+  type DashboardBrowser,
+  expectCount,
+  expectText,
+  openDashboardBrowser,
+} from './dashboard-page';
 import { startTestApp, type TestApp } from './helpers';
 
 const TOKEN = 'dashboard-first-day-operator-token-0123456789';
@@ -38,39 +36,26 @@ describeBrowser('dashboard: the first day of an operator, in headless Chromium',
   jest.setTimeout(120_000);
   let t: TestApp;
   let base: string;
-  let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let dash: DashboardBrowser;
+  let go: (tab: string) => Promise<void>;
+  let seeStatus: (pattern: RegExp) => Promise<string>;
   let projectId = 0;
   let anonKey = '';
 
   beforeAll(async () => {
     t = await startTestApp({ KBQA_ADMIN_TOKEN: TOKEN });
-    const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    page = await context.newPage();
-    errors = collectConsoleErrors(page);
+    dash = await openDashboardBrowser(t);
+    ({ base, page, errors } = dash);
+    ({ go, seeStatus } = dashboardSteps(page, base));
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await dash?.close();
     await t?.close();
   });
 
-  const go = async (tab: string) => {
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: tab }).click();
-    await page.getByRole('heading', { level: 1, name: new RegExp(`^${tab}`) }).waitFor();
-  };
-  const seeStatus = async (pattern: RegExp): Promise<string> => {
-    const line = page.getByRole('status').filter({ hasText: pattern }).first();
-    await line.waitFor({ timeout: 15_000 });
-    return (await line.textContent()) ?? '';
-  };
   const steps = () => page.getByRole('region', { name: /^Next steps for / });
   /** The state each next step shows, in order ("Done:" or "To do:"), once they have loaded. */
   const stepStates = async (): Promise<string[]> => {
@@ -125,7 +110,7 @@ describeBrowser('dashboard: the first day of an operator, in headless Chromium',
     ]);
     expect(keys).toEqual([{ kind: 'anon' }]);
     // The steps see the new key at once.
-    await waitFor(async () => (await stepStates())[0] === 'Done:');
+    await expectText(steps().locator('.step-state'), /^Done:$/);
     expect(await stepStates()).toEqual(['Done:', 'To do:', 'To do:', 'To do:']);
     await expect(
       page.evaluate("getComputedStyle(document.querySelector('ol.steps li.done .step')).textDecorationLine"),
@@ -175,17 +160,17 @@ describeBrowser('dashboard: the first day of an operator, in headless Chromium',
     await go('Conversations');
     const rows = page.getByRole('region', { name: 'Conversation list' }).getByRole('row');
     // The playground's, the widget's (no message) and these two; plus the header row.
-    await waitFor(async () => (await rows.count()) === 5);
+    await expectCount(rows, 5);
     // "cron" is only in the answer (the guide it quotes), "schedule" in the question too.
     await page.getByLabel('Search messages').fill('CRON schedule');
-    await waitFor(async () => (await rows.count()) === 2);
+    await expectCount(rows, 2);
     await expect(rows.nth(1).textContent()).resolves.toContain('How do I schedule a job?');
     await expect(page.getByText(/^\d+ conversations?$/).textContent()).resolves.toBe('1 conversation');
     // Every word must be in the conversation: these two are in two different ones.
     await page.getByLabel('Search messages').fill('cron memory');
     await page.getByText('No conversation matches.').waitFor();
     await page.getByLabel('Search messages').fill('');
-    await waitFor(async () => (await rows.count()) === 5);
+    await expectCount(rows, 5);
   });
 
   it('opens a conversation beside the list on a wide screen, with the focus in it and a way back', async () => {
@@ -244,25 +229,3 @@ describeBrowser('dashboard: the first day of an operator, in headless Chromium',
     expect(errors).toEqual([]);
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(100);
-  }
-}
-
-/** Waits until the element's text matches (the page updates after its API calls return). */
-async function expectText(locator: Locator, pattern: RegExp, timeoutMs = 10_000): Promise<void> {
-  let last: string | null = null;
-  await waitFor(async () => {
-    last = await locator
-      .first()
-      .textContent({ timeout: timeoutMs })
-      .catch(() => null);
-    return last !== null && pattern.test(last);
-  }, timeoutMs).catch(() => {
-    throw new Error(`expected text matching ${pattern}, last seen: ${JSON.stringify(last)}`);
-  });
-}

@@ -1,9 +1,13 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '@kbqa/core/testing';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { collectConsoleErrors, describeBrowser, launchBrowser, screenshot } from './browser';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describeBrowser, screenshot } from './browser';
+import {
+  dashboardSteps,
+  type DashboardBrowser,
+  expectCount,
+  expectText,
+  openDashboardBrowser,
+} from './dashboard-page';
 import { startTestApp, type TestApp } from './helpers';
 
 const TOKEN = 'dashboard-operator-token-0123456789';
@@ -59,40 +63,27 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
   let t: TestApp;
   let site: TestServer;
   let base: string;
-  let browser: Browser;
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let dash: DashboardBrowser;
+  let go: (tab: string) => Promise<void>;
+  let seeStatus: (pattern: RegExp) => Promise<string>;
 
   beforeAll(async () => {
     site = await startSite();
     t = await startTestApp({ KBQA_ADMIN_TOKEN: TOKEN, KBQA_ALLOW_PRIVATE_HOSTS: site.hostPort });
-    const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    page = await context.newPage();
-    errors = collectConsoleErrors(page);
+    dash = await openDashboardBrowser(t);
+    ({ base, context, page, errors } = dash);
+    ({ go, seeStatus } = dashboardSteps(page, base));
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await dash?.close();
     await t?.close();
     await site?.close();
   });
 
-  const go = async (tab: string) => {
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: tab }).click();
-    await page.getByRole('heading', { level: 1, name: new RegExp(`^${tab}`) }).waitFor();
-  };
-  /** Waits for a status line matching `pattern` and returns its text. */
-  const seeStatus = async (pattern: RegExp): Promise<string> => {
-    const line = page.getByRole('status').filter({ hasText: pattern }).first();
-    await line.waitFor({ timeout: 15_000 });
-    return (await line.textContent()) ?? '';
-  };
   const ask = async (question: string, n: number) => {
     await page.getByLabel('Question', { exact: true }).fill(question);
     await page.getByRole('button', { name: 'Ask' }).click();
@@ -368,9 +359,9 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
 
   it('filters conversations by rating and shows one with its messages, sources and ratings', async () => {
     await go('Conversations');
-    await waitFor(async () => (await page.getByRole('row').count()) === 4); // header + 3 conversations
+    await expectCount(page.getByRole('row'), 4); // header + 3 conversations
     await page.getByLabel('Rating').selectOption('good');
-    await waitFor(async () => (await page.getByRole('row').count()) === 2);
+    await expectCount(page.getByRole('row'), 2);
     await page.getByRole('button', { name: /^Open conversation/ }).click();
     const conversation = page.getByRole('region', { name: /^Conversation \d+/ });
     await expectText(conversation, /How do I install Acme\?/);
@@ -394,32 +385,6 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(100);
-  }
-}
-
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Waits until the element's text matches (the page updates after its API calls return). */
-async function expectText(locator: Locator, pattern: RegExp, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: string | null = null;
-  for (;;) {
-    try {
-      await locator.first().waitFor({ timeout: Math.max(1, deadline - Date.now()) });
-      last = await locator.first().textContent();
-      if (last !== null && pattern.test(last)) return;
-    } catch {
-      // not there yet
-    }
-    if (Date.now() > deadline)
-      throw new Error(`expected text matching ${pattern}, last seen: ${JSON.stringify(last)}`);
-    await sleep(100);
-  }
 }

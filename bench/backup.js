@@ -6,26 +6,7 @@ const { execFile } = require('node:child_process');
 const { promisify } = require('node:util');
 const { rmSync, statSync } = require('node:fs');
 const path = require('node:path');
-const { tempDir, cli, startServer, post, waitForTask, DIST } = require('./lib');
-
-const WORDS =
-  'request reply hook plugin route schema validation serializer decorator logger encapsulation lifecycle server instance handler error content type parser stream payload header cookie session'.split(
-    ' ',
-  );
-
-function documentOf(i) {
-  let text = `# Document ${i}\n\n`;
-  let n = i * 7919;
-  while (text.length < 2000) {
-    const sentence = [];
-    for (let w = 0; w < 12; w++) {
-      n = (n * 1103515245 + 12345) % 2147483648;
-      sentence.push(WORDS[n % WORDS.length]);
-    }
-    text += sentence.join(' ') + '. ';
-  }
-  return { source: `bench/doc-${i}`, content: text };
-}
+const { tempDir, cli, startServer, post, waitForTask, DIST, run, syntheticDocument } = require('./lib');
 
 async function timed(args, env) {
   const started = process.hrtime.bigint();
@@ -45,7 +26,9 @@ async function main() {
   let chats = 0;
   try {
     for (let b = 0; b < total / 500; b++) {
-      const documents = Array.from({ length: 500 }, (_, i) => documentOf(b * 500 + i));
+      const documents = Array.from({ length: 500 }, (_, i) =>
+        syntheticDocument(b * 500 + i, { sections: false }),
+      );
       const res = await post(server.baseUrl, '/v1/ingestDocuments', { api_key: key, documents });
       await waitForTask(server.baseUrl, res.body.task_id);
     }
@@ -85,7 +68,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -8,7 +8,7 @@ const http = require('node:http');
 const path = require('node:path');
 const { rmSync } = require('node:fs');
 const Database = require('better-sqlite3');
-const { tempDir, cli, startServer, post, percentile, waitForTask, corpusVocabulary } = require('./lib');
+const { tempDir, cli, startServer, post, percentile, waitForTask, corpusVocabulary, run } = require('./lib');
 
 const WORDS = corpusVocabulary();
 const QUESTIONS = [
@@ -239,7 +239,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

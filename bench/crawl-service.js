@@ -4,7 +4,7 @@
 'use strict';
 const { rmSync } = require('node:fs');
 const { renderDocsSite, startSiteServer } = require('../packages/html/dist/testing');
-const { tempDir, cli, startServer, post, peakRssMb, waitForTask } = require('./lib');
+const { tempDir, cli, startServer, post, peakRssMb, waitForTask, run } = require('./lib');
 const { requireSharedCorpus } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -46,7 +46,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -6,7 +6,7 @@ const { mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const path = require('node:path');
 const { buildRepo, serve } = require('../packages/loader-github/bench/ingest-repo.js');
-const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask, run } = require('./lib');
 
 async function main() {
   const root = mkdtempSync(path.join(tmpdir(), 'kbqa-bench-gitrepo-'));
@@ -56,7 +56,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -3,27 +3,7 @@
 // and the server's peak RSS.
 'use strict';
 const { rmSync } = require('node:fs');
-const { tempDir, cli, startServer, post, peakRssMb, waitForTask } = require('./lib');
-
-const WORDS =
-  'request reply hook plugin route schema validation serializer decorator logger encapsulation lifecycle server instance handler error content type parser stream payload header cookie session'.split(
-    ' ',
-  );
-
-function documentOf(i) {
-  let text = `# Document ${i}\n\n`;
-  let n = i * 7919;
-  while (text.length < 2000) {
-    const sentence = [];
-    for (let w = 0; w < 12; w++) {
-      n = (n * 1103515245 + 12345) % 2147483648;
-      sentence.push(WORDS[n % WORDS.length]);
-    }
-    text += sentence.join(' ') + '. ';
-    if (text.length % 600 < 80) text += '\n\n## Section\n\n';
-  }
-  return { source: `bench/doc-${i}`, content: text, metadata: { n: i } };
-}
+const { tempDir, cli, startServer, post, peakRssMb, waitForTask, run, syntheticDocument } = require('./lib');
 
 async function main() {
   const total = Number(process.env.BENCH_DOCS || 10000);
@@ -36,7 +16,7 @@ async function main() {
   try {
     const batches = [];
     for (let b = 0; b < total / batch; b++) {
-      batches.push(Array.from({ length: batch }, (_, i) => documentOf(b * batch + i)));
+      batches.push(Array.from({ length: batch }, (_, i) => syntheticDocument(b * batch + i)));
     }
     const started = process.hrtime.bigint();
     const taskIds = [];
@@ -65,7 +45,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

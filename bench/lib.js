@@ -159,7 +159,42 @@ function chatLoad(baseUrl, key, questions, connections, duration) {
   });
 }
 
+const SYNTHETIC_WORDS =
+  'request reply hook plugin route schema validation serializer decorator logger encapsulation lifecycle server instance handler error content type parser stream payload header cookie session'.split(
+    ' ',
+  );
+
+/**
+ * Raw document `i` of the synthetic load (about 2 KB of words drawn by a fixed linear congruential
+ * sequence, so every run ingests the same text), with a heading and, unless `sections` is false,
+ * a section break every few hundred characters.
+ */
+function syntheticDocument(i, { sections = true } = {}) {
+  let text = `# Document ${i}\n\n`;
+  let n = i * 7919;
+  while (text.length < 2000) {
+    const sentence = [];
+    for (let w = 0; w < 12; w++) {
+      n = (n * 1103515245 + 12345) % 2147483648;
+      sentence.push(SYNTHETIC_WORDS[n % SYNTHETIC_WORDS.length]);
+    }
+    text += sentence.join(' ') + '. ';
+    if (sections && text.length % 600 < 80) text += '\n\n## Section\n\n';
+  }
+  return { source: `bench/doc-${i}`, content: text, metadata: { n: i } };
+}
+
+/** Runs a benchmark's `main`, exiting 1 with its error. */
+function run(main) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
+
 module.exports = {
+  syntheticDocument,
+  run,
   chatLoad,
   ROOT,
   DIST,

@@ -9,7 +9,7 @@
 'use strict';
 const { readFileSync } = require('node:fs');
 const path = require('node:path');
-const { startServer, chatLoad } = require('./lib');
+const { startServer, chatLoad, run } = require('./lib');
 
 const DIR = process.env.BENCH_LOAD_DATA_DIR;
 if (!DIR) throw new Error('set BENCH_LOAD_DATA_DIR to the directory bench/load.js kept');
@@ -83,7 +83,4 @@ async function main() {
   ]);
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

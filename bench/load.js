@@ -17,7 +17,7 @@
 const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const Database = require('better-sqlite3');
-const { tempDir, cli, startServer, post, waitForTask, chatLoad } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask, chatLoad, run } = require('./lib');
 const { requireSharedCorpus, corpusPages } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -153,7 +153,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -16,7 +16,7 @@
 'use strict';
 const { rmSync } = require('node:fs');
 const { pg, scratchDatabase } = require('./postgres');
-const { tempDir, cli, startServer, post, waitForTask, chatLoad } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask, chatLoad, run } = require('./lib');
 const { requireSharedCorpus, corpusPages } = require('./shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -152,7 +152,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -7,7 +7,7 @@ const { createHash } = require('node:crypto');
 const http = require('node:http');
 const { rmSync } = require('node:fs');
 const path = require('node:path');
-const { DIST, tempDir, corpusVocabulary } = require('./lib');
+const { DIST, tempDir, corpusVocabulary, run } = require('./lib');
 
 const PAGES = 999; // plus the home page: 1,000, the crawler's default page limit
 
@@ -128,7 +128,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -8,7 +8,7 @@
 'use strict';
 const { readFileSync, readdirSync, rmSync, statSync } = require('node:fs');
 const path = require('node:path');
-const { tempDir, cli, startServer, post, waitForTask } = require('./lib');
+const { tempDir, cli, startServer, post, waitForTask, run: runMain } = require('./lib');
 
 const CORPUS = path.join(__dirname, '..', 'fixtures', 'docs-corpus');
 const SITE = 'https://docs.tidepool.example/docs/';
@@ -123,7 +123,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+runMain(main);

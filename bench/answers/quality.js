@@ -80,7 +80,7 @@
 'use strict';
 const { existsSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
-const { tempDir, cli, startServer, post, waitForTask, machine } = require('../lib');
+const { tempDir, cli, startServer, post, waitForTask, machine, run } = require('../lib');
 const { requireSharedCorpus, corpusPages, VITE_CORPUS, viteCorpus, vitePages } = require('../shared-corpus');
 
 const CORPUS = requireSharedCorpus();
@@ -676,7 +676,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -12,7 +12,7 @@ const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 const os = require('node:os');
 const { tmpdir } = os;
 const path = require('node:path');
-const { ROOT, percentile, corpusVocabulary } = require('../lib');
+const { ROOT, percentile, corpusVocabulary, run } = require('../lib');
 const { DIM, CENTROIDS, rng, vectorOf, queryVector } = require('./synthetic-vectors');
 
 const STORE = path.join(ROOT, 'packages', 'store-sqlite');
@@ -520,7 +520,4 @@ async function main() {
   console.log(out.join('\n'));
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

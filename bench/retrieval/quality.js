@@ -21,7 +21,7 @@
 const { rmSync } = require('node:fs');
 const path = require('node:path');
 const MiniSearch = require('minisearch');
-const { tempDir, cli, startServer, post, waitForTask } = require('../lib');
+const { tempDir, cli, startServer, post, waitForTask, run } = require('../lib');
 const { makeTinyModel } = require('../../packages/embedder/dist/testing');
 const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
 
@@ -306,7 +306,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

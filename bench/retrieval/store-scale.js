@@ -73,7 +73,7 @@ function printStatementTimes(searches) {
   statementTimes = undefined;
 }
 const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
-const { percentile } = require('../lib');
+const { percentile, run } = require('../lib');
 const { DIM, vectorOf, queryVector } = require('./synthetic-vectors');
 const { MarkdownChunker } = require('../../packages/chunker/dist');
 const { SqliteChunkIndex, openDataSource, rawDatabase } = require('../../packages/store-sqlite/dist');
@@ -451,7 +451,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+run(main);

@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { toIsoUtc } from '@kbqa/core';
+import { type TaughtAnswerRecord, toIsoUtc } from '@kbqa/core';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import type { TaughtPair } from '../teaching/teaching.service';
 
 const QUESTION_MAX = 1000;
 const ANSWER_MAX = 20_000;
@@ -67,7 +66,7 @@ export class TaughtListResponse {
   taught!: TaughtResponse[];
 }
 
-export function mapTaught(pair: TaughtPair): TaughtResponse {
+export function mapTaught(pair: TaughtAnswerRecord): TaughtResponse {
   return {
     id: pair.id,
     question: pair.question,

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsOptional } from 'class-validator';
-import type { MessageEntity } from '@kbqa/store-sqlite';
+import type { MessageRecord } from '@kbqa/core';
 import { KeyDto } from '../common/key.dto';
 import type { ToolUsage } from '../chat/chat.dto';
 import { IsCalendarDay, IsLooseId } from '../common/validators';
@@ -57,7 +57,7 @@ export interface ExportedMessageResponse {
   tools_used: ToolUsage[];
 }
 
-export function mapMessage(m: MessageEntity): MessageResponse {
+export function mapMessage(m: MessageRecord): MessageResponse {
   return {
     message_id: m.id,
     conversation_id: m.conversationId,

@@ -1,8 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type HistoryTurn, KbqaError, type KeyKind, type RequestRecords, nowTimestamp } from '@kbqa/core';
-import { ConversationEntity, MessageEntity, ProjectEntity } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
-import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
+import {
+  type ConversationRecord,
+  type ConversationRepository,
+  type HistoryTurn,
+  KbqaError,
+  type KeyKind,
+  type MessageRecord,
+  type RequestRecords,
+  nowTimestamp,
+} from '@kbqa/core';
+import { REQUEST_RECORDS } from '../database/database.module';
+import { CONVERSATIONS } from '../database/conversations.providers';
+import { ProjectsService } from '../projects/projects.service';
 import { type ExportedMessageResponse, parseToolsUsed } from './conversations.dto';
 
 export interface StoredSource {
@@ -20,19 +29,12 @@ export interface StoredSource {
  */
 @Injectable()
 export class ConversationsService {
-  private readonly conversations: Repository<ConversationEntity>;
-  private readonly messages: Repository<MessageEntity>;
-  private readonly projects: Repository<ProjectEntity>;
-
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(CONVERSATIONS) private readonly conversations: ConversationRepository,
     /** Chat writes two messages and often a conversation per request: the store's hot path. */
     @Inject(REQUEST_RECORDS) private readonly records: RequestRecords,
-  ) {
-    this.conversations = dataSource.getRepository(ConversationEntity);
-    this.messages = dataSource.getRepository(MessageEntity);
-    this.projects = dataSource.getRepository(ProjectEntity);
-  }
+    private readonly projects: ProjectsService,
+  ) {}
 
   /** Creates a conversation started by a key of kind `by` and returns its id. */
   async create(projectId: number, by: KeyKind, roleInfo?: string): Promise<number> {
@@ -43,8 +45,8 @@ export class ConversationsService {
    * The conversation if it is the project's and a key of kind `by` may act on it; 404 otherwise
    * (the same answer for all three).
    */
-  async get(projectId: number, id: number, by: KeyKind): Promise<ConversationEntity> {
-    const c = await this.conversations.findOneBy({ id, projectId });
+  async get(projectId: number, id: number, by: KeyKind): Promise<ConversationRecord> {
+    const c = await this.conversations.findConversation(id, projectId);
     if (!c || !mayActOn(by, c)) throw new KbqaError('NOT_FOUND', `conversation ${id} not found`);
     return c;
   }
@@ -54,22 +56,19 @@ export class ConversationsService {
     const c = await this.get(projectId, id, by);
     if (c.endedAt) throw new KbqaError('CONVERSATION_ENDED', `conversation ${id} has ended; start a new one`);
     if (roleInfo !== undefined && roleInfo !== c.roleInfo)
-      await this.conversations.update(c.id, { roleInfo });
+      await this.conversations.setRoleInfo(c.id, roleInfo);
     return c.id;
   }
 
   async end(projectId: number, id: number, by: KeyKind): Promise<void> {
     const c = await this.get(projectId, id, by);
-    if (!c.endedAt) await this.conversations.update(c.id, { endedAt: nowTimestamp() });
+    if (!c.endedAt) await this.conversations.endConversation(c.id, nowTimestamp());
   }
 
   /** Server keys only (byConversationId). */
-  async messagesOf(projectId: number, conversationId: number): Promise<MessageEntity[]> {
+  async messagesOf(projectId: number, conversationId: number): Promise<MessageRecord[]> {
     await this.get(projectId, conversationId, 'server');
-    return this.messages.find({
-      where: { projectId, conversationId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
+    return this.conversations.messagesOf(projectId, conversationId);
   }
 
   /**
@@ -78,11 +77,7 @@ export class ConversationsService {
    * without sending one.
    */
   async recentTurns(projectId: number, conversationId: number, turns: number): Promise<HistoryTurn[]> {
-    const recent = await this.messages.find({
-      where: { projectId, conversationId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: turns * 2,
-    });
+    const recent = await this.conversations.recentMessages(projectId, conversationId, turns * 2);
     const answers = new Map<number, string>();
     for (const m of recent) if (m.sender === 'AI' && m.replyTo !== null) answers.set(m.replyTo, m.text);
     return recent
@@ -152,15 +147,11 @@ export class ConversationsService {
   async rate(projectId: number, messageId: number, rating: number, by: KeyKind): Promise<void> {
     const denied = () => new KbqaError('PERMISSION_DENIED', 'Permission denied to rate this message');
     if (by === 'anon') {
-      const m = await this.messages.findOneBy({ id: messageId, projectId, sender: 'AI' });
-      const c = m && (await this.conversations.findOneBy({ id: m.conversationId, projectId }));
+      const m = await this.conversations.findAnswer(projectId, messageId);
+      const c = m && (await this.conversations.findConversation(m.conversationId, projectId));
       if (!c || !mayActOn(by, c)) throw denied();
     }
-    const result = await this.messages.update(
-      { id: messageId, projectId, sender: 'AI' },
-      { ratingValue: rating },
-    );
-    if (!result.affected) throw denied();
+    if (!(await this.conversations.rateAnswer(projectId, messageId, rating))) throw denied();
   }
 
   /** Human/AI pairs of the project for analytics, filtered by rating and inclusive UTC days. */
@@ -168,8 +159,8 @@ export class ConversationsService {
     projectId: number,
     filters: { rating?: number; startDate?: string; endDate?: string },
   ): Promise<ExportedMessageResponse[]> {
-    const project = await this.projects.findOneBy({ id: projectId });
-    if (!project?.exportEnabled) {
+    const project = await this.projects.getProject(projectId);
+    if (!project.exportEnabled) {
       throw new KbqaError(
         'EXPORT_DISABLED',
         'message export is not enabled for this project; ask the operator to enable it',
@@ -189,6 +180,6 @@ export class ConversationsService {
 }
 
 /** A server key acts on every conversation of its project, an anon key on those anon keys started. */
-function mayActOn(by: KeyKind, c: ConversationEntity): boolean {
+function mayActOn(by: KeyKind, c: ConversationRecord): boolean {
   return by === 'server' || c.startedBy === 'anon';
 }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { KbqaError } from '@kbqa/core';
+import { type IntegrationRecord, KbqaError } from '@kbqa/core';
 import { ProjectsService } from '../projects/projects.service';
 import { SecretBox } from '../tools/secret-box';
 import { SECRET_MASK } from '../tools/tool-definition';
-import { IntegrationsRepository, type IntegrationRow, type Platform } from './integrations.repository';
+import { IntegrationsRepository, type Platform } from './integrations.repository';
 
 export const PLATFORMS: readonly Platform[] = ['slack', 'discord'];
 
@@ -138,7 +138,7 @@ function notConfigured(projectId: number, platform: Platform): KbqaError {
   return new KbqaError('NOT_FOUND', `project ${projectId} has no ${platform} integration`);
 }
 
-function view(projectId: number, platform: Platform, row: IntegrationRow | undefined): IntegrationView {
+function view(projectId: number, platform: Platform, row: IntegrationRecord | undefined): IntegrationView {
   const endpoints: Record<string, string> =
     platform === 'slack'
       ? {

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
 /**
  * A curated question and answer of the teaching feature, as the operator entered them. Its
- * content is indexed as the source `taught:<id>` of kind `teach` ({@link taughtSource}).
+ * content is indexed as the source `taught:<id>` of kind `teach` (taughtSource of @kbqa/core).
  */
 @Entity('taught_answers')
 export class TaughtAnswerEntity {
@@ -23,9 +23,4 @@ export class TaughtAnswerEntity {
 
   @Column('text', { name: 'updated_at' })
   updatedAt!: string;
-}
-
-/** The source string of taught pair `id`: unique in its project, and never a URL or a label a client sends by accident. */
-export function taughtSource(id: number): string {
-  return `taught:${id}`;
 }

@@ -51,10 +51,9 @@ describe('migration to conversation channels', () => {
 
     const after = await openDataSource({ file });
     try {
-      const rows = (await after.query('SELECT id, channel FROM conversations ORDER BY id')) as Array<{
-        id: number;
-        channel: string;
-      }>;
+      const rows = await after.query<Array<{ id: number; channel: string }>>(
+        'SELECT id, channel FROM conversations ORDER BY id',
+      );
       expect(rows.map((r) => r.channel)).toEqual(['api', 'widget', 'slack', 'discord']);
     } finally {
       await after.destroy();

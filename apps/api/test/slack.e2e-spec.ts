@@ -385,6 +385,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
       widget: 0,
       slack: Number(asked!.n) - 1,
       discord: 0,
+      mcp: 0,
     });
     expect(res.body.questions_by_channel.slack).toBeGreaterThanOrEqual(8);
   });

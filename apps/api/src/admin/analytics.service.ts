@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NOT_COVERED_ANSWER } from '@kbqa/answer';
-import { KbqaError, isoUtc } from '@kbqa/core';
+import { CHANNELS, type Channel, KbqaError, isoUtc } from '@kbqa/core';
 import type { DataSource } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
 import { ProjectsService } from '../projects/projects.service';
@@ -160,21 +160,18 @@ export class AnalyticsService {
        GROUP BY day`,
       [projectId, start, end],
     );
-    // A conversation linked to a platform thread is that platform's; any other is its starter key's.
+    // A question counts under the channel its conversation was started in.
     const byChannel = await runSql<Array<{ channel: string; n: number | string }>>(
       this.dataSource,
-      `SELECT CASE WHEN t.platform IS NOT NULL THEN t.platform
-                   WHEN c.started_by = 'anon' THEN 'widget' ELSE 'api' END AS channel, count(*) AS n
+      `SELECT c.channel, count(*) AS n
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       LEFT JOIN (SELECT DISTINCT conversation_id, platform FROM integration_threads WHERE project_id = ?) t
-         ON t.conversation_id = c.id
        WHERE m.project_id = ? AND m.sender = 'Human' AND m.created_at >= ? AND m.created_at <= ?
-       GROUP BY 1`,
-      [projectId, projectId, start, end],
+       GROUP BY c.channel`,
+      [projectId, start, end],
     );
-    const channels = { api: 0, widget: 0, slack: 0, discord: 0 };
+    const channels = Object.fromEntries(CHANNELS.map((c) => [c, 0])) as Record<Channel, number>;
     for (const r of byChannel) {
-      if (r.channel in channels) channels[r.channel as keyof typeof channels] = Number(r.n);
+      if (r.channel in channels) channels[r.channel as Channel] = Number(r.n);
     }
     const [ratings] = await runSql<Array<{ answers: number; good: number | null; bad: number | null }>>(
       this.dataSource,

@@ -77,12 +77,18 @@ export class IntegrationAnswers {
     const dto = { question: q.question.slice(0, 10_000), shouldStream: false } as ChatDto;
     let turn;
     try {
-      turn = await this.chat.start(q.projectId, 'server', { ...dto, conversation_id: known }, q.signal);
+      turn = await this.chat.start(
+        q.projectId,
+        'server',
+        { ...dto, conversation_id: known },
+        q.signal,
+        q.platform,
+      );
     } catch (e) {
       // The thread's conversation was ended or deleted in the dashboard: the thread starts a new one.
       const code = e instanceof KbqaError ? e.code : undefined;
       if (known === undefined || (code !== 'CONVERSATION_ENDED' && code !== 'NOT_FOUND')) throw e;
-      turn = await this.chat.start(q.projectId, 'server', dto, q.signal);
+      turn = await this.chat.start(q.projectId, 'server', dto, q.signal, q.platform);
     }
     let text = '';
     try {

@@ -28,6 +28,8 @@ export interface Question {
   /** What the chat rate limit counts against: the Slack workspace or the Discord guild. */
   limitKey: string;
   signal: AbortSignal;
+  /** Told the answer's text so far each time a piece of it is generated. */
+  onText?: (soFar: string) => void;
 }
 
 /**
@@ -92,7 +94,10 @@ export class IntegrationAnswers {
     }
     let text = '';
     try {
-      for await (const piece of turn.pieces) text += piece;
+      for await (const piece of turn.pieces) {
+        text += piece;
+        q.onText?.(text);
+      }
     } catch (e) {
       await this.chat.finish(turn, text, false);
       throw e;

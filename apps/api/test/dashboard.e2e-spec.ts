@@ -1,4 +1,6 @@
 import { startServer, type TestServer } from '@kbqa/core/testing';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describeBrowser, screenshot } from './browser';
 import {
@@ -368,6 +370,31 @@ describeBrowser('dashboard in headless Chromium (walkthrough)', () => {
     await expectText(conversation, /rated good/);
     await expectText(conversation, new RegExp(`${escape(site.origin)}/install`));
     await screenshot(page, 'dashboard-09-conversations');
+  });
+
+  it('counts the questions by channel, one asked over MCP under MCP', async () => {
+    const client = new Client({ name: 'kbqa-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', base), {
+        requestInit: { headers: { Authorization: `Bearer ${serverKey}` } },
+      }),
+    );
+    try {
+      const asked = await client.callTool({ name: 'ask', arguments: { question: 'How do I retry a job?' } });
+      expect(asked.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    await go('Analytics');
+    await expectText(page.getByText(/^Questions per day/), /\(6 in all\)/);
+    const counts = page.locator('ul.channel-counts li');
+    await expect(counts.allTextContents()).resolves.toEqual([
+      'API: 5',
+      'Widget: 0',
+      'Slack: 0',
+      'Discord: 0',
+      'MCP: 1',
+    ]);
   });
 
   it('logs out, after which the session no longer opens the operator API', async () => {

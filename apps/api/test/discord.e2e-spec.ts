@@ -203,7 +203,13 @@ describe('Discord integration (e2e, a fake Discord API on 127.0.0.1)', () => {
   it('counts the questions asked with /ask as Discord questions in the analytics', async () => {
     const res = await admin('get', `/admin/v1/projects/${projectId}/analytics`).expect(200);
     // One /ask, then PER_MIN answered and one refused before its question was stored.
-    expect(res.body.questions_by_channel).toEqual({ api: 0, widget: 0, slack: 0, discord: 1 + PER_MIN });
+    expect(res.body.questions_by_channel).toEqual({
+      api: 0,
+      widget: 0,
+      slack: 0,
+      discord: 1 + PER_MIN,
+      mcp: 0,
+    });
   });
 
   it('registers /ask with the bot token through the command line', async () => {

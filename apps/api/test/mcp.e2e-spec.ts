@@ -1,8 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import request from 'supertest';
 import { ANSWER_FLOOR } from '@kbqa/core';
 import { readDocsCorpusFile } from '@kbqa/core/testing';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
+import { createScratchDatabase, postgresReachable } from './postgres-scratch';
 
 /** The corpus pages project A holds (Tidepool's docs, fixtures/docs-corpus). */
 const PAGES = [
@@ -150,13 +152,11 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     expect(tooMany.result.isError).toBe(true);
   });
 
-  it('ask answers with numbered sources and stores no conversation', async () => {
+  it('ask answers with numbered sources and stores the question and answer as an mcp conversation', async () => {
     const client = await connect(a.anonKey);
     const [before] = await t.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
-    const result = await client.callTool({
-      name: 'ask',
-      arguments: { question: 'What is the largest request body the server accepts?' },
-    });
+    const question = 'What is the largest request body the server accepts?';
+    const result = await client.callTool({ name: 'ask', arguments: { question } });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as {
       answer: string;
@@ -176,7 +176,18 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     expect(cited.length).toBeGreaterThan(0);
     for (const n of cited) expect(n).toBeLessThanOrEqual(listed.length);
     const [after] = await t.query<{ n: number }>('SELECT count(*) AS n FROM conversations');
-    expect(after!.n).toBe(before!.n);
+    expect(after!.n).toBe(before!.n + 1);
+    const stored = await t.query<{ channel: string; started_by: string; sender: string; text: string }>(
+      `SELECT c.channel, c.started_by, m.sender, m.text FROM conversations c
+       JOIN messages m ON m.conversation_id = c.id
+       WHERE c.id = (SELECT conversation_id FROM messages WHERE project_id = ? AND text = ? AND sender = 'Human')
+       ORDER BY m.created_at, m.id`,
+      [a.id, question],
+    );
+    expect(stored).toEqual([
+      { channel: 'mcp', started_by: 'anon', sender: 'Human', text: question },
+      { channel: 'mcp', started_by: 'anon', sender: 'AI', text: structured.answer },
+    ]);
   });
 
   it("lists the project's sources as resources and reads one's text", async () => {
@@ -276,6 +287,73 @@ describe('MCP endpoint (e2e, the SDK client on 127.0.0.1)', () => {
     });
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+  });
+});
+
+/** The analytics SQL runs on both stores; PostgreSQL when reachable. */
+const STORES = postgresReachable ? ['sqlite', 'postgres'] : ['sqlite'];
+
+describe.each(STORES)('MCP questions in the analytics on %s (e2e)', (store) => {
+  const TOKEN = 'operator-token-for-mcp-analytics-0123456789';
+  let t: TestApp;
+  let p: TestProject;
+  let scratch: Awaited<ReturnType<typeof createScratchDatabase>> | undefined;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    scratch = store === 'postgres' ? await createScratchDatabase('kbqa_mcp') : undefined;
+    t = await startTestApp({
+      KBQA_ADMIN_TOKEN: TOKEN,
+      ...(scratch ? { KBQA_DATABASE_URL: scratch.url } : {}),
+    });
+    p = await t.createProject('tidepool');
+    const ingested = await t
+      .post('/v1/ingestDocuments', {
+        api_key: p.serverKey,
+        documents: [{ source: 'reference/server.md', content: readDocsCorpusFile('reference/server.md') }],
+      })
+      .expect(200);
+    await t.waitForTask(ingested.body.task_id);
+    await t.app.listen(0, '127.0.0.1');
+    // Boots the app and ingests on shared cores: more than the default 30 s is no failure.
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    await t.close();
+    await scratch?.drop();
+  });
+
+  it('counts each ask under mcp, and a search not at all', async () => {
+    client = new Client({ name: 'kbqa-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', await t.app.getUrl()), {
+        requestInit: { headers: { Authorization: `Bearer ${p.serverKey}` } },
+      }),
+    );
+    for (const question of ['What is the largest request body?', 'How do I set the port?']) {
+      expect((await client.callTool({ name: 'ask', arguments: { question } })).isError).toBeFalsy();
+    }
+    const searched = await client.callTool({ name: 'search', arguments: { question: 'body limit' } });
+    expect(searched.isError).toBeFalsy();
+    await t
+      .post('/v1/serviceChat', {
+        api_key: p.serverKey,
+        question: 'What is the default port?',
+        shouldStream: false,
+      })
+      .expect(200);
+
+    const res = await request(t.http)
+      .get(`/admin/v1/projects/${p.id}/analytics`)
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .expect(200);
+    expect(res.body.questions_by_channel).toEqual({ api: 1, widget: 0, slack: 0, discord: 0, mcp: 2 });
+    // Every question counted by channel is one of the questions per day.
+    const perDay = (res.body.questions_per_day as Array<{ questions: number }>).reduce(
+      (n, d) => n + d.questions,
+      0,
+    );
+    expect(perDay).toBe(3);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { startFakePlatform, type FakePlatform, type PlatformRequest } from './fake-platform';
+import { startFakeLlm, type FakeLlm } from './fake-llm';
 import { startTestApp, type TestApp } from './helpers';
 import { createScratchDatabase, postgresReachable } from './postgres-scratch';
 
@@ -25,6 +26,9 @@ const DOCS = [
   },
 ];
 
+/** A message showing an answer still being generated: text so far and an ellipsis, no blocks. */
+const isPartial = (r: PlatformRequest) => r.body.blocks === undefined && String(r.body.text).endsWith(' …');
+
 /** Both stores run the integrations' SQL (dedup inserts, thread links, analytics); PostgreSQL when reachable. */
 const STORES = postgresReachable ? ['sqlite', 'postgres'] : ['sqlite'];
 
@@ -35,6 +39,8 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
   let projectId: number;
   let ts = 1000;
   let key: string;
+  /** The ts the fake Slack answered each request with. */
+  const postedTs = new WeakMap<PlatformRequest, string>();
 
   const admin = (method: 'get' | 'put' | 'delete', path: string, body?: object) => {
     const req = request(t.http)[method](path).set('Authorization', `Bearer ${TOKEN}`);
@@ -105,9 +111,32 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     );
   }
 
+  /**
+   * The answer as Slack shows it once complete: its chat.postMessage, then the chat.update edits
+   * made while it streamed, up to its final form. Returns the post with the final form's text and
+   * blocks.
+   */
+  async function answered(): Promise<PlatformRequest> {
+    const post = await slack.next();
+    expect(post.path).toBe('/chat.postMessage');
+    let last = post;
+    while (isPartial(last)) {
+      last = await slack.next();
+      expect(last.path).toBe('/chat.update');
+      expect(last.body.ts).toBe(postedTs.get(post));
+    }
+    return last === post
+      ? post
+      : { ...post, body: { ...post.body, text: last.body.text, blocks: last.body.blocks } };
+  }
+
   beforeAll(async () => {
     let posted = 0;
-    slack = await startFakePlatform(() => ({ body: { ok: true, channel: 'C1', ts: `9000.${++posted}` } }));
+    slack = await startFakePlatform((req) => {
+      const ts = `9000.${++posted}`;
+      postedTs.set(req, ts);
+      return { body: { ok: true, channel: 'C1', ts } };
+    });
     scratch = store === 'postgres' ? await createScratchDatabase('kbqa_slack') : undefined;
     t = await startTestApp({
       KBQA_ADMIN_TOKEN: TOKEN,
@@ -228,7 +257,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     const { body, eventTs } = mention('how do I install harbor?');
     const ack = await signed('events', body);
     expect(ack.status).toBe(200);
-    const post = await slack.next();
+    const post = await answered();
     expect(post.path).toBe('/chat.postMessage');
     expect(post.headers.authorization).toBe(`Bearer ${BOT_TOKEN}`);
     expect(post.body).toMatchObject({ channel: 'C1', thread_ts: eventTs });
@@ -250,7 +279,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
   it('continues the conversation for a follow-up in the same thread', async () => {
     const { body } = mention('and how do I deploy it?', { thread: firstThread });
     await signed('events', body).expect(200);
-    const post = await slack.next();
+    const post = await answered();
     expect(post.body).toMatchObject({ channel: 'C1', thread_ts: firstThread });
     const messages = await humanMessages();
     const [first, followUp] = messages.slice(-2);
@@ -261,7 +290,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     // A mention outside the thread starts another conversation.
     const other = mention('how do I install harbor?', { team: 'T2' });
     await signed('events', other.body).expect(200);
-    await slack.next();
+    await answered();
     const last = (await humanMessages()).at(-1)!;
     expect(last.conversation_id).not.toBe(first!.conversation_id);
   });
@@ -270,8 +299,8 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     const dm = mention('what is the default region?', { im: true, team: 'T3', channel: 'D7' });
     const at = Math.floor(Date.now() / 1000);
     await signed('events', dm.body, { timestamp: at }).expect(200);
-    const answered = await slack.next();
-    expect(answered.body).toMatchObject({ channel: 'D7', thread_ts: dm.eventTs });
+    const reply = await answered();
+    expect(reply.body).toMatchObject({ channel: 'D7', thread_ts: dm.eventTs });
     const count = (await humanMessages()).length;
 
     // Slack's retry: the same event, signed anew (another timestamp), with X-Slack-Retry-Num.
@@ -283,7 +312,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     // The next post Slack receives is the answer to a new question, not a second one to the retry.
     const next = mention('what does harbor init create?', { team: 'T3', channel: 'C9' });
     await signed('events', next.body).expect(200);
-    const post = await slack.next();
+    const post = await answered();
     expect(post.body).toMatchObject({ channel: 'C9', thread_ts: next.eventTs });
     expect((await humanMessages()).length).toBe(count + 1);
     const handled = await t.query<{ n: number }>(
@@ -296,7 +325,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
   it('stores a click of 👍 or 👎 as the rating of the answer', async () => {
     const { body } = mention('how do I pick another region?', { team: 'T4' });
     await signed('events', body).expect(200);
-    const post = await slack.next();
+    const post = await answered();
     const actions = (
       post.body.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>
     ).find((b) => b.type === 'actions')!;
@@ -338,7 +367,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
       200,
     );
     expect(ack.body).toEqual({ response_type: 'in_channel', text: '> which Node version does harbor need?' });
-    const post = await slack.next();
+    const post = await answered();
     expect(post.body.channel).toBe('C5');
     expect(post.body.thread_ts).toBeUndefined();
     expect(String(post.body.text)).toContain('Node 20');
@@ -360,14 +389,14 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     for (let i = 0; i <= PER_MIN; i++) {
       const { body } = mention(`how do I install harbor? (${i})`, { team: 'T-busy' });
       await signed('events', body).expect(200);
-      posts.push(await slack.next());
+      posts.push(await answered());
     }
     expect(posts.slice(0, PER_MIN).every((p) => p.body.blocks !== undefined)).toBe(true);
     expect(String(posts[PER_MIN]!.body.text)).toMatch(/Too many questions from this workspace/);
     // Another workspace is not limited by that one.
     const { body } = mention('how do I install harbor?', { team: 'T-quiet' });
     await signed('events', body).expect(200);
-    expect((await slack.next()).body.blocks).toBeDefined();
+    expect((await answered()).body.blocks).toBeDefined();
   });
 
   it('counts the questions by channel in the analytics', async () => {
@@ -385,6 +414,7 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
       widget: 0,
       slack: Number(asked!.n) - 1,
       discord: 0,
+      mcp: 0,
     });
     expect(res.body.questions_by_channel.slack).toBeGreaterThanOrEqual(8);
   });
@@ -394,5 +424,113 @@ describe.each(STORES)('Slack integration on %s (e2e, a fake Slack API on 127.0.0
     await admin('delete', `/admin/v1/projects/${projectId}/integrations/slack`).expect(404);
     const { body } = mention('how do I install harbor?');
     await signed('events', body).expect(404);
+  });
+});
+
+describe('Slack answers streamed from a language model (e2e, fake Slack and model on 127.0.0.1)', () => {
+  let t: TestApp;
+  let slack: FakePlatform;
+  let llm: FakeLlm;
+  let projectId: number;
+  const postedTs = new WeakMap<PlatformRequest, string>();
+
+  beforeAll(async () => {
+    let posted = 0;
+    slack = await startFakePlatform((req) => {
+      const ts = `7000.${++posted}`;
+      postedTs.set(req, ts);
+      return { body: { ok: true, channel: 'C1', ts } };
+    });
+    llm = await startFakeLlm();
+    t = await startTestApp({
+      KBQA_ADMIN_TOKEN: TOKEN,
+      KBQA_SLACK_API_URL: slack.origin,
+      KBQA_LLM: 'openai',
+      KBQA_LLM_BASE_URL: llm.baseUrl,
+      KBQA_LLM_MODEL: 'fake-model',
+    });
+    projectId = (await t.createProject('harbor')).id;
+    const key = (await t.projects.createKey(projectId, 'server')).key;
+    const ingested = await t.post('/v1/ingestDocuments', { api_key: key, documents: DOCS }).expect(200);
+    await t.waitForTask(ingested.body.task_id);
+    await request(t.http)
+      .put(`/admin/v1/projects/${projectId}/integrations/slack`)
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ signing_secret: SIGNING_SECRET, bot_token: BOT_TOKEN })
+      .expect(200);
+  }, 120_000);
+  afterAll(async () => {
+    await t.close();
+    await slack.close();
+    await llm.close();
+  });
+
+  it('posts the answer with its first words, edits it as it streams, and ends with sources and buttons', async () => {
+    // The model writes its first words, then waits until the test has seen them in Slack.
+    let goOn: () => void = () => undefined;
+    const released = new Promise<void>((r) => (goOn = r));
+    const frame = (content: string) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+    llm.script = {
+      kind: 'custom',
+      respond: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(frame('Run `harbor deploy` '));
+        void released.then(() => {
+          res.write(frame('to deploy; the default region '));
+          res.write(frame('is eu-west [1].'));
+          res.end('data: [DONE]\n\n');
+        });
+      },
+    };
+    const eventTs = '5555.000100';
+    const body = JSON.stringify({
+      type: 'event_callback',
+      team_id: 'T1',
+      event_id: 'EvStream1',
+      event_time: Math.floor(Date.now() / 1000),
+      event: {
+        type: 'app_mention',
+        user: 'U1',
+        text: '<@UBOT> how do I deploy?',
+        channel: 'C1',
+        ts: eventTs,
+      },
+    });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature =
+      'v0=' + createHmac('sha256', SIGNING_SECRET).update(`v0:${timestamp}:${body}`).digest('hex');
+    await request(t.http)
+      .post(`/integrations/slack/${projectId}/events`)
+      .set('Content-Type', 'application/json')
+      .set('X-Slack-Request-Timestamp', timestamp)
+      .set('X-Slack-Signature', signature)
+      .send(body)
+      .expect(200);
+
+    // Shown while the model is still writing: the first words, in the question's thread.
+    const first = await slack.next();
+    expect(first.path).toBe('/chat.postMessage');
+    expect(first.body).toMatchObject({ channel: 'C1', thread_ts: eventTs, text: 'Run `harbor deploy` …' });
+    expect(first.body.blocks).toBeUndefined();
+    goOn();
+
+    // Then edits of that same message, each a longer text, up to the final form.
+    const edits: PlatformRequest[] = [];
+    for (;;) {
+      const edit = await slack.next();
+      edits.push(edit);
+      expect(edit.path).toBe('/chat.update');
+      expect(edit.body).toMatchObject({ channel: 'C1', ts: postedTs.get(first) });
+      if (!isPartial(edit)) break;
+    }
+    const final = edits.at(-1)!;
+    expect(String(final.body.text)).toBe('Run `harbor deploy` to deploy; the default region is eu-west [1].');
+    const blocks = JSON.stringify(final.body.blocks);
+    expect(blocks).toContain('https://docs.example.com/deploy');
+    expect(blocks).toContain('kbqa_rate_up');
+    const shown = edits.slice(0, -1).map((e) => String(e.body.text).replace(/ …$/, ''));
+    for (const text of shown) expect(final.body.text).toEqual(expect.stringContaining(text));
+    expect(slack.untaken()).toEqual([]);
   });
 });

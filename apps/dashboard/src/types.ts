@@ -104,14 +104,17 @@ export interface ConversationDetail {
   }>;
 }
 
+/** Where a question was asked (the API's questions_by_channel keys). */
+export type Channel = 'api' | 'widget' | 'slack' | 'discord' | 'mcp';
+
 export interface Analytics {
   from: string;
   to: string;
   questions_per_day: Array<{ day: string; questions: number }>;
   /** Questions by the documentation version they asked about (null: none), most asked first. */
   questions_per_version: Array<{ version: string | null; questions: number }>;
-  /** MCP asks store no conversation and are not counted. */
-  questions_by_channel: { api: number; widget: number; slack: number; discord: number };
+  /** By where the conversation was started; an MCP `ask` counts under mcp, a `search` nowhere. */
+  questions_by_channel: Record<Channel, number>;
   ratings: {
     answers: number;
     good: number;

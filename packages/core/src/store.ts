@@ -132,6 +132,21 @@ export interface ChunkStore extends Retriever {
 /** Server keys are for every endpoint; anon keys only for chat. */
 export type KeyKind = 'server' | 'anon';
 
+/**
+ * Where a conversation was started, for the analytics per channel: `api` a server key
+ * (serviceChat, the dashboard's playground), `widget` an anon key, `slack` and `discord` the chat
+ * platforms, `mcp` the MCP `ask` tool.
+ */
+export type Channel = 'api' | 'widget' | 'slack' | 'discord' | 'mcp';
+
+/** Every channel, in the order analytics lists them. */
+export const CHANNELS: readonly Channel[] = ['api', 'widget', 'slack', 'discord', 'mcp'];
+
+/** The channel of a conversation a key of kind `kind` started through the HTTP API. */
+export function keyChannel(kind: KeyKind): Channel {
+  return kind === 'anon' ? 'widget' : 'api';
+}
+
 /** A key that is not revoked, as the request path reads it. */
 export interface ActiveKey {
   id: number;
@@ -195,9 +210,15 @@ export interface RequestRecords {
   touchKey(keyId: number, at: string): MaybePromise<void>;
   /**
    * Creates a conversation; returns its id. `startedBy` is the kind of key that asked (default
-   * `server`): anon keys may act only on conversations an anon key started.
+   * `server`): anon keys may act only on conversations an anon key started. `channel` is where it
+   * was started (default: the key kind's, {@link keyChannel}).
    */
-  createConversation(projectId: number, roleInfo: string | null, startedBy?: KeyKind): MaybePromise<number>;
+  createConversation(
+    projectId: number,
+    roleInfo: string | null,
+    startedBy?: KeyKind,
+    channel?: Channel,
+  ): MaybePromise<number>;
   /**
    * Creates a conversation together with its first message (a chat that starts one stores its
    * question so: one write instead of two, one statement on PostgreSQL); returns both ids.
@@ -207,6 +228,7 @@ export interface RequestRecords {
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
     startedBy?: KeyKind,
+    channel?: Channel,
   ): MaybePromise<{ conversationId: number; messageId: number }>;
   /** Stores a message; returns its id. */
   addMessage(message: NewMessage): MaybePromise<number>;

@@ -1,13 +1,14 @@
 import type { Pool } from 'pg';
-import type { KeyKind, NewMessage } from '@kbqa/core';
+import type { Channel, KeyKind, NewMessage } from '@kbqa/core';
 import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
 import { Batcher } from './batcher';
 
-/** A message to store, and for a new conversation (`conversationId` null) its role info and starter. */
+/** A message to store, and for a new conversation (`conversationId` null) its role info, starter and channel. */
 export interface MessageWrite extends Omit<NewMessage, 'conversationId'> {
   conversationId: number | null;
   roleInfo: string | null;
   startedBy: KeyKind;
+  channel: Channel;
 }
 
 /** Ids of one stored {@link MessageWrite}: its conversation (new or given) and the message. */
@@ -57,13 +58,13 @@ export class MessageWrites {
                 CASE WHEN u.conversation_id IS NULL THEN u.drawn_conversation END AS new_conversation
          FROM unnest($1::integer[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::bigint[],
                      $7::text[], $8::boolean[], $9::text[], $10::text[], $11::text[], $12::bigint[],
-                     $13::bigint[], $14::text[])
+                     $13::bigint[], $14::text[], $15::text[])
               WITH ORDINALITY AS u(project_id, conversation_id, role_info, sender, text, reply_to,
                                    sources, complete, tools_used, created_at, started_by,
-                                   drawn_conversation, message_id, version, ord)
+                                   drawn_conversation, message_id, version, channel, ord)
        ), conversation_rows AS (
-         INSERT INTO conversations (id, project_id, role_info, started_by, created_at)
-         SELECT new_conversation, project_id, role_info, started_by, created_at FROM input
+         INSERT INTO conversations (id, project_id, role_info, started_by, channel, created_at)
+         SELECT new_conversation, project_id, role_info, started_by, channel, created_at FROM input
          WHERE new_conversation IS NOT NULL ORDER BY ord
        ), message_rows AS (
          INSERT INTO messages (id, project_id, conversation_id, sender, text, reply_to, sources, complete, tools_used, version, created_at)
@@ -88,6 +89,7 @@ export class MessageWrites {
           batch.map(() => randomRecordId()),
           batch.map(() => randomRecordId()),
           column((w) => w.version ?? null),
+          column((w) => w.channel),
         ],
       },
     );

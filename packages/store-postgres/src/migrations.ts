@@ -332,6 +332,20 @@ export const MIGRATIONS: readonly Migration[] = [
     // The documentation version a question asked about (serviceChat's `version`), for analytics.
     statements: ['ALTER TABLE messages ADD COLUMN version text'],
   },
+  {
+    id: 14,
+    name: 'conversation-channel',
+    statements: [
+      // Where a conversation was started, for analytics per channel. It was inferred (a platform
+      // thread linked to it, else the kind of key that started it); existing ones get that, once.
+      `ALTER TABLE conversations ADD COLUMN channel text NOT NULL DEFAULT 'api'
+        CHECK (channel IN ('api', 'widget', 'slack', 'discord', 'mcp'))`,
+      "UPDATE conversations SET channel = 'widget' WHERE started_by = 'anon'",
+      `UPDATE conversations c SET channel = t.platform
+        FROM (SELECT DISTINCT ON (conversation_id) conversation_id, platform FROM integration_threads) t
+        WHERE t.conversation_id = c.id`,
+    ],
+  },
 ];
 
 /**

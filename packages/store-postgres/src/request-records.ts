@@ -1,6 +1,14 @@
 import type { Pool } from 'pg';
-import type { ActiveKey, ExportedPair, ExportFilters, KeyKind, NewMessage, RequestRecords } from '@kbqa/core';
-import { nowTimestamp, randomRecordId } from '@kbqa/core';
+import type {
+  ActiveKey,
+  Channel,
+  ExportedPair,
+  ExportFilters,
+  KeyKind,
+  NewMessage,
+  RequestRecords,
+} from '@kbqa/core';
+import { keyChannel, nowTimestamp, randomRecordId } from '@kbqa/core';
 import { Batcher } from './batcher';
 import { MessageWrites, withRandomIds } from './message-writes';
 
@@ -52,14 +60,15 @@ export class PostgresRequestRecords implements RequestRecords {
     projectId: number,
     roleInfo: string | null,
     startedBy: KeyKind = 'server',
+    channel: Channel = keyChannel(startedBy),
   ): Promise<number> {
     const at = nowTimestamp();
     return withRandomIds(async () => {
       const id = randomRecordId();
       await this.pool.query({
         name: 'kbqa_new_conversation',
-        text: 'INSERT INTO conversations (id, project_id, role_info, started_by, created_at) VALUES ($1, $2, $3, $4, $5)',
-        values: [id, projectId, roleInfo, startedBy, at],
+        text: 'INSERT INTO conversations (id, project_id, role_info, started_by, channel, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        values: [id, projectId, roleInfo, startedBy, channel, at],
       });
       return id;
     });
@@ -71,12 +80,14 @@ export class PostgresRequestRecords implements RequestRecords {
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
     startedBy: KeyKind = 'server',
+    channel: Channel = keyChannel(startedBy),
   ): Promise<{ conversationId: number; messageId: number }> {
-    return this.writes.write({ ...first, projectId, conversationId: null, roleInfo, startedBy });
+    return this.writes.write({ ...first, projectId, conversationId: null, roleInfo, startedBy, channel });
   }
 
   async addMessage(m: NewMessage): Promise<number> {
-    return (await this.writes.write({ ...m, roleInfo: null, startedBy: 'server' })).messageId;
+    // The conversation exists: its starter and channel are not written.
+    return (await this.writes.write({ ...m, roleInfo: null, startedBy: 'server', channel: 'api' })).messageId;
   }
 
   async exportPairs(projectId: number, filters: ExportFilters): Promise<ExportedPair[]> {

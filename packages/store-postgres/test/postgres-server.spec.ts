@@ -169,6 +169,49 @@ describeServer('PostgresChunkStore on the PostgreSQL server', () => {
     }
   });
 
+  it('gives existing conversations the channel analytics inferred: platform thread, else key kind', async () => {
+    const fresh = await createScratchDatabase();
+    const pool = new Pool({
+      ...recordPoolConfig(`postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${fresh.name}`),
+      max: 1,
+    });
+    pool.on('error', () => undefined);
+    try {
+      // A database of the release before: every migration up to conversation channels.
+      const before = MIGRATIONS.filter((m) => m.name !== 'conversation-channel');
+      expect(before).toHaveLength(MIGRATIONS.length - 1);
+      await pool.query(
+        'CREATE TABLE kbqa_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      for (const m of before) {
+        for (const sql of m.statements) await pool.query(sql);
+        await pool.query('INSERT INTO kbqa_migrations (id, name) VALUES ($1, $2)', [m.id, m.name]);
+      }
+      const at = '2026-01-01T00:00:00.000000';
+      await pool.query("INSERT INTO projects (name, created_at) VALUES ('a', 'now')");
+      await pool.query(
+        `INSERT INTO conversations (id, project_id, started_by, created_at)
+         VALUES (1, 1, 'server', $1), (2, 1, 'anon', $1), (3, 1, 'server', $1), (4, 1, 'server', $1)`,
+        [at],
+      );
+      await pool.query(
+        `INSERT INTO integration_threads (project_id, platform, thread_key, conversation_id, created_at)
+         VALUES (1, 'slack', 't3', 3, $1), (1, 'discord', 't4', 4, $1)`,
+        [at],
+      );
+
+      await migrate(pool);
+      const { rows } = await pool.query<{ channel: string }>('SELECT channel FROM conversations ORDER BY id');
+      expect(rows.map((r) => r.channel)).toEqual(['api', 'widget', 'slack', 'discord']);
+      await expect(pool.query("UPDATE conversations SET channel = 'fax' WHERE id = 1")).rejects.toThrow(
+        /check constraint/,
+      );
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  });
+
   it('lets two processes replace the same new source at once: one source, one copy of its chunks', async () => {
     await fixture();
     const pools = [1, 2].map(() => new Pool({ ...SERVER, database: scratch.name, max: 1 }));

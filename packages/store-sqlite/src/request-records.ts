@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type {
   ActiveKey,
+  Channel,
   ExportedPair,
   ExportFilters,
   KeyKind,
@@ -8,7 +9,7 @@ import type {
   RequestRecords,
   Sender,
 } from '@kbqa/core';
-import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
+import { keyChannel, nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
 
 /**
  * {@link RequestRecords} on one SQLite database, with statements prepared once. Conversations and
@@ -29,8 +30,8 @@ export class SqliteRequestRecords implements RequestRecords {
         { id: number; project_id: number; kind: KeyKind; key_hash: string }
       >('SELECT id, project_id, kind, key_hash FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
       touchKey: db.prepare<[string, number]>('UPDATE api_keys SET last_used_at = ? WHERE id = ?'),
-      insertConversation: db.prepare<[number, number, string | null, KeyKind, string]>(
-        'INSERT INTO conversations (id, project_id, role_info, started_by, created_at) VALUES (?, ?, ?, ?, ?)',
+      insertConversation: db.prepare<[number, number, string | null, KeyKind, Channel, string]>(
+        'INSERT INTO conversations (id, project_id, role_info, started_by, channel, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
       insertMessage: db.prepare<
         [number, number, number, Sender, string, number | null, string, number, string, string | null, string]
@@ -50,9 +51,16 @@ export class SqliteRequestRecords implements RequestRecords {
     this.stmt.touchKey.run(at, keyId);
   }
 
-  createConversation(projectId: number, roleInfo: string | null, startedBy: KeyKind = 'server'): number {
+  createConversation(
+    projectId: number,
+    roleInfo: string | null,
+    startedBy: KeyKind = 'server',
+    channel: Channel = keyChannel(startedBy),
+  ): number {
     const at = nowTimestamp();
-    return withRandomId((id) => this.stmt.insertConversation.run(id, projectId, roleInfo, startedBy, at));
+    return withRandomId((id) =>
+      this.stmt.insertConversation.run(id, projectId, roleInfo, startedBy, channel, at),
+    );
   }
 
   startConversation(
@@ -60,9 +68,10 @@ export class SqliteRequestRecords implements RequestRecords {
     roleInfo: string | null,
     first: Omit<NewMessage, 'projectId' | 'conversationId'>,
     startedBy: KeyKind = 'server',
+    channel: Channel = keyChannel(startedBy),
   ): { conversationId: number; messageId: number } {
     return this.db.transaction(() => {
-      const conversationId = this.createConversation(projectId, roleInfo, startedBy);
+      const conversationId = this.createConversation(projectId, roleInfo, startedBy, channel);
       return { conversationId, messageId: this.addMessage({ ...first, projectId, conversationId }) };
     })();
   }

@@ -176,9 +176,9 @@ export class GapsQuery extends DayRangeQuery {
 }
 
 /**
- * Questions of the range by where they were asked: `api` a server key (serviceChat, and the
- * dashboard's playground), `widget` an anon key, `slack` and `discord` the chat platforms. MCP
- * `ask` calls store no conversation, so they are not counted.
+ * Questions of the range by where their conversation was started: `api` a server key
+ * (serviceChat, and the dashboard's playground), `widget` an anon key, `slack` and `discord` the
+ * chat platforms, `mcp` the MCP `ask` tool (its `search` tool is retrieval, not a question).
  */
 export class QuestionsByChannelResponse {
   @ApiProperty({ type: 'integer' })
@@ -192,6 +192,9 @@ export class QuestionsByChannelResponse {
 
   @ApiProperty({ type: 'integer' })
   discord!: number;
+
+  @ApiProperty({ type: 'integer' })
+  mcp!: number;
 }
 
 export class AnalyticsResponse {

@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NOT_COVERED_ANSWER } from '@kbqa/answer';
-import { type AnalyticsRepository, type ConversationRepository, KbqaError, isoUtc } from '@kbqa/core';
+import {
+  type AnalyticsRepository,
+  CHANNELS,
+  type Channel,
+  type ConversationRepository,
+  KbqaError,
+  isoUtc,
+} from '@kbqa/core';
 import { ANALYTICS, CONVERSATIONS } from '../database/conversations.providers';
 import { ProjectsService } from '../projects/projects.service';
 import type {
@@ -99,11 +106,11 @@ export class AnalyticsService {
     await this.projects.getProject(projectId);
     const { from, to, start, end } = checkedRange(range);
     const perDay = await this.records.questionsPerDay(projectId, start, end);
-    // A conversation linked to a platform thread is that platform's; any other is its starter key's.
+    // A question counts under the channel its conversation was started in.
     const byChannel = await this.records.questionsByChannel(projectId, start, end);
-    const channels = { api: 0, widget: 0, slack: 0, discord: 0 };
+    const channels = Object.fromEntries(CHANNELS.map((c) => [c, 0])) as Record<Channel, number>;
     for (const r of byChannel) {
-      if (r.channel in channels) channels[r.channel as keyof typeof channels] = r.questions;
+      if (r.channel in channels) channels[r.channel as Channel] = r.questions;
     }
     const ratings = await this.records.answerRatings(projectId, start, end);
     const perVersion = await this.records.questionsPerVersion(projectId, start, end);

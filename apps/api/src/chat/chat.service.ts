@@ -7,6 +7,7 @@ import {
   type AnswerGenerator,
   type AnswerSource,
   type AnswerToolEvent,
+  type Channel,
   type HistoryTurn,
   type KeyKind,
   KbqaError,
@@ -63,9 +64,15 @@ export class ChatService {
    * Validates filters, opens (or creates) the conversation, retrieves sources and stores the
    * Human message. Everything that can be refused is refused here, before a byte is streamed.
    * The model is offered the project's tools this key may use: all for a server key, the public
-   * ones for an anon key.
+   * ones for an anon key. A conversation it starts is of `channel` (default: the key kind's).
    */
-  async start(projectId: number, keyKind: KeyKind, dto: ChatDto, signal: AbortSignal): Promise<ChatTurn> {
+  async start(
+    projectId: number,
+    keyKind: KeyKind,
+    dto: ChatDto,
+    signal: AbortSignal,
+    channel?: Channel,
+  ): Promise<ChatTurn> {
     // Before anything is written: a busy local model is a 503 with Retry-After, not a stored turn.
     this.generator.throwIfBusy?.();
     const filters = parseWhere(dto.where);
@@ -116,7 +123,7 @@ export class ChatService {
             conversationId: continued,
             humanMessageId: await this.conversations.addHuman(projectId, continued, dto.question, asked),
           }
-        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question, asked);
+        : await this.conversations.startWithHuman(projectId, keyKind, roleInfo, dto.question, asked, channel);
     // The reader's own words, not the conversation's: a follow-up may name what the docs lack.
     const unknownWords = this.generator.usesUnknownWords
       ? await this.retrieval.absentWords(projectId, questionWords(dto.question))

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  type Channel,
   type ConversationRecord,
   type ConversationRepository,
   type HistoryTurn,
@@ -87,19 +88,24 @@ export class ConversationsService {
       .map((m) => ({ prompt: m.text, response: answers.get(m.id) ?? '' }));
   }
 
-  /** Creates a conversation with the user's question as its first message; returns both ids. */
+  /**
+   * Creates a conversation with the user's question as its first message; returns both ids.
+   * `channel` is where it was asked (default: the key kind's).
+   */
   async startWithHuman(
     projectId: number,
     by: KeyKind,
     roleInfo: string | undefined,
     text: string,
     version?: string,
+    channel?: Channel,
   ): Promise<{ conversationId: number; humanMessageId: number }> {
     const { conversationId, messageId } = await this.records.startConversation(
       projectId,
       roleInfo ?? null,
       { sender: 'Human', text, replyTo: null, sources: [], complete: true, version: version ?? null },
       by,
+      channel,
     );
     return { conversationId, humanMessageId: messageId };
   }

@@ -28,6 +28,8 @@ export interface Question {
   /** What the chat rate limit counts against: the Slack workspace or the Discord guild. */
   limitKey: string;
   signal: AbortSignal;
+  /** Told the answer's text so far each time a piece of it is generated. */
+  onText?: (soFar: string) => void;
 }
 
 /**
@@ -77,16 +79,25 @@ export class IntegrationAnswers {
     const dto = { question: q.question.slice(0, 10_000), shouldStream: false } as ChatDto;
     let turn;
     try {
-      turn = await this.chat.start(q.projectId, 'server', { ...dto, conversation_id: known }, q.signal);
+      turn = await this.chat.start(
+        q.projectId,
+        'server',
+        { ...dto, conversation_id: known },
+        q.signal,
+        q.platform,
+      );
     } catch (e) {
       // The thread's conversation was ended or deleted in the dashboard: the thread starts a new one.
       const code = e instanceof KbqaError ? e.code : undefined;
       if (known === undefined || (code !== 'CONVERSATION_ENDED' && code !== 'NOT_FOUND')) throw e;
-      turn = await this.chat.start(q.projectId, 'server', dto, q.signal);
+      turn = await this.chat.start(q.projectId, 'server', dto, q.signal, q.platform);
     }
     let text = '';
     try {
-      for await (const piece of turn.pieces) text += piece;
+      for await (const piece of turn.pieces) {
+        text += piece;
+        q.onText?.(text);
+      }
     } catch (e) {
       await this.chat.finish(turn, text, false);
       throw e;

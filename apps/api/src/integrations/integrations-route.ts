@@ -19,6 +19,7 @@ import { IntegrationAnswers, type Outcome } from './integration-answers';
 import { IntegrationsRepository, type Platform } from './integrations.repository';
 import { type DiscordSettings, IntegrationsService, type SlackSettings } from './integrations.service';
 import { PlatformClient } from './platform-client';
+import { SlackLiveAnswer } from './slack-live-answer';
 import {
   isQuestion,
   mentionQuestion,
@@ -111,6 +112,7 @@ export class IntegrationsEndpoint implements BeforeApplicationShutdown {
     const threadTs = event.thread_ts ?? event.ts!;
     const team = payload.team_id ?? 'team';
     this.later(`slack event ${payload.event_id}`, async () => {
+      const live = this.liveSlackAnswer(settings, channel, threadTs);
       const outcome = await this.answers.ask({
         projectId,
         platform: 'slack',
@@ -118,8 +120,9 @@ export class IntegrationsEndpoint implements BeforeApplicationShutdown {
         threadKey: `${team}:${channel}:${threadTs}`,
         limitKey: team,
         signal: this.stopping.signal,
+        onText: (soFar) => live.text(soFar),
       });
-      await this.postToSlack(settings, channel, threadTs, outcome);
+      await live.finish(slackMessage(outcome));
     });
   }
 
@@ -154,14 +157,16 @@ export class IntegrationsEndpoint implements BeforeApplicationShutdown {
       .send({ response_type: 'in_channel', text: `> ${question.replace(/\n/g, '\n> ')}` });
     const triggerId = form.get('trigger_id') ?? `${team}:${channel}:${question}`;
     this.later(`slack command ${triggerId}`, async () => {
+      const live = this.liveSlackAnswer(settings, channel, undefined);
       const outcome = await this.answers.ask({
         projectId,
         platform: 'slack',
         question,
         limitKey: team,
         signal: this.stopping.signal,
+        onText: (soFar) => live.text(soFar),
       });
-      const ts = await this.postToSlack(settings, channel, undefined, outcome);
+      const ts = await live.finish(slackMessage(outcome));
       if (outcome.kind === 'answer' && ts) {
         await this.repository.linkThread(
           projectId,
@@ -197,27 +202,32 @@ export class IntegrationsEndpoint implements BeforeApplicationShutdown {
     void reply.code(200).send();
   }
 
-  /** Posts an outcome in the channel (in the thread when given); returns the message's ts. */
-  private async postToSlack(
+  /**
+   * The message that shows an answer in the channel (in the thread when given) as it is
+   * generated, then in its final form (SlackLiveAnswer).
+   */
+  private liveSlackAnswer(
     settings: SlackSettings,
     channel: string,
     threadTs: string | undefined,
-    outcome: Outcome,
-  ): Promise<string | undefined> {
-    const message =
-      outcome.kind === 'answer'
-        ? {
-            text: outcome.text.slice(0, 3000) || '(no answer)',
-            blocks: slackAnswerBlocks(outcome.text, outcome.sources, outcome.messageId),
-          }
-        : { text: toMrkdwn(outcome.text) };
-    const posted = await this.client.slack('chat.postMessage', settings.botToken, {
-      channel,
-      ...(threadTs ? { thread_ts: threadTs } : {}),
-      unfurl_links: false,
-      ...message,
-    });
-    return typeof posted.ts === 'string' ? posted.ts : undefined;
+  ): SlackLiveAnswer {
+    return new SlackLiveAnswer(
+      {
+        post: async (message) => {
+          const posted = await this.client.slack('chat.postMessage', settings.botToken, {
+            channel,
+            ...(threadTs ? { thread_ts: threadTs } : {}),
+            unfurl_links: false,
+            ...message,
+          });
+          return typeof posted.ts === 'string' ? posted.ts : undefined;
+        },
+        update: async (ts, message) => {
+          await this.client.slack('chat.update', settings.botToken, { channel, ts, ...message });
+        },
+      },
+      (e) => this.logger.warn(`slack partial answer not shown: ${KbqaError.from(e).message}`),
+    );
   }
 
   /** `POST /integrations/discord/:projectId/interactions`: PING, `/ask`, and the feedback buttons. */
@@ -439,4 +449,14 @@ export function registerIntegrationRoutes(
     );
     done();
   });
+}
+
+/** An outcome as a Slack message: the answer with its sources and rating buttons, or the refusal. */
+function slackMessage(outcome: Outcome): Record<string, unknown> {
+  return outcome.kind === 'answer'
+    ? {
+        text: outcome.text.slice(0, 3000) || '(no answer)',
+        blocks: slackAnswerBlocks(outcome.text, outcome.sources, outcome.messageId),
+      }
+    : { text: toMrkdwn(outcome.text) };
 }

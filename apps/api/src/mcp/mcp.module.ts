@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChatModule } from '../chat/chat.module';
 import { RateLimitModule } from '../common/rate-limit.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { RetrievalModule } from '../retrieval/retrieval.module';
@@ -9,7 +10,7 @@ import { SourceTexts } from './source-texts';
 
 /** The MCP endpoint's parts; the route itself is a plain Fastify route (registerMcpRoutes). */
 @Module({
-  imports: [ProjectsModule, RateLimitModule, RetrievalModule, TeachingModule],
+  imports: [ChatModule, ProjectsModule, RateLimitModule, RetrievalModule, TeachingModule],
   providers: [McpEndpoint, McpKnowledgeService, SourceTexts],
   exports: [McpEndpoint],
 })

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { type AnswerGenerator, type AnswerRequest, KbqaError, type SearchHit } from '@kbqa/core';
 import type { RateLimits } from '../common/rate-limit';
+import type { ConversationsService } from '../conversations/conversations.service';
 import type { AuthenticatedKey, ProjectsService } from '../projects/projects.service';
 import type { RetrievalService, RetrieveRequest } from '../retrieval/retrieval.service';
 import type { TaughtMatch, TeachingService } from '../teaching/teaching.service';
@@ -20,8 +21,11 @@ function hit(sourceId: number, link: string, score: number, title = ''): SearchH
   };
 }
 
-function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch; spent?: boolean } = {}) {
+function setup(
+  options: { hits?: SearchHit[]; taught?: TaughtMatch; spent?: boolean; failAfter?: string } = {},
+) {
   const retrieved: RetrieveRequest[] = [];
+  const stored: unknown[][] = [];
   const generated: AnswerRequest[] = [];
   const counted: string[] = [];
   const retrieval = {
@@ -46,13 +50,21 @@ function setup(options: { hits?: SearchHit[]; taught?: TaughtMatch; spent?: bool
       generated.push(request);
       await Promise.resolve();
       yield 'Use bodyLimit ';
+      if (options.failAfter) throw new KbqaError('INTERNAL', options.failAfter);
       yield '[1].';
     },
     condenseQuestion: (question) => Promise.resolve(question),
     summarize: (text) => Promise.resolve(text),
   };
-  const service = new McpKnowledgeService(retrieval, projects, teaching, limits, generator);
-  return { service, retrieved, generated, counted };
+  const conversations = {
+    startWithHuman: (...args: unknown[]) => (
+      stored.push(['Human', ...args]),
+      Promise.resolve({ conversationId: 11, humanMessageId: 12 })
+    ),
+    addAi: (...args: unknown[]) => (stored.push(['AI', ...args]), Promise.resolve(13)),
+  } as unknown as ConversationsService;
+  const service = new McpKnowledgeService(retrieval, projects, teaching, conversations, limits, generator);
+  return { service, retrieved, generated, counted, stored };
 }
 
 const server: AuthenticatedKey = { keyId: 3, projectId: 7, kind: 'server' };
@@ -124,6 +136,27 @@ describe(McpKnowledgeService.name, () => {
     ]);
     // The heading path tells the generator which section a passage cut mid-section belongs to.
     expect(generated[0]!.sources[1]?.headingPath).toEqual(['Guide', 'a.md']);
+  });
+
+  it("stores an ask as a conversation of channel mcp, started by the caller's key kind", async () => {
+    const { service, stored } = setup({ hits: [hit(1, 'a.md', 0.6)] });
+    await service.ask({ auth: anon, address: 'x' }, 'how big?', signal);
+    const source = { chunk_id: 10, source: 'a.md', link: 'a.md', score: 0.6 };
+    expect(stored).toEqual([
+      ['Human', 7, 'anon', undefined, 'how big?', undefined, 'mcp'],
+      ['AI', 7, 11, 12, 'Use bodyLimit [1].', [source], true],
+    ]);
+  });
+
+  it('stores an answer cut off by a failure as incomplete, and stores nothing for a search', async () => {
+    const { service, stored } = setup({ hits: [hit(1, 'a.md', 0.6)], failAfter: 'model went away' });
+    await service.search({ auth: server, address: 'x' }, { question: 'q' });
+    expect(stored).toEqual([]);
+    await expect(service.ask({ auth: server, address: 'x' }, 'q', signal)).rejects.toThrow('model went away');
+    expect(stored.map((s) => [s[0], s[4], s[6]])).toEqual([
+      ['Human', 'q', 'mcp'],
+      ['AI', 'Use bodyLimit ', false],
+    ]);
   });
 });
 

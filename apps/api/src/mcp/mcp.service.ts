@@ -5,6 +5,7 @@ import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { NUM_CHUNKS } from '../chat/chat.dto';
 import { toAnswerSources, withTaughtFirst } from '../chat/chat.service';
 import { type Bucket, RateLimits } from '../common/rate-limit';
+import { ConversationsService } from '../conversations/conversations.service';
 import { type AuthenticatedKey, ProjectsService } from '../projects/projects.service';
 import { RetrievalService } from '../retrieval/retrieval.service';
 import { TeachingService } from '../teaching/teaching.service';
@@ -66,8 +67,11 @@ export function mapPassage(hit: SearchHit): McpPassage {
 
 /**
  * What the MCP tools do, apart from the protocol: retrieval and answers of one project, counted
- * against the same per-key chat limits as serviceChat. An `ask` stores no conversation: an MCP
- * client keeps its own history, and the project's analytics count the people who chat with it.
+ * against the same per-key chat limits as serviceChat. An `ask` is a question: it is stored as a
+ * conversation of one question and its answer, of channel `mcp`, so the project's analytics,
+ * gaps and conversation list see it as they see a chat (an MCP client keeps its own history, so
+ * the next `ask` is a conversation of its own). A `search` is retrieval, like a search box: a model
+ * may call it many times for one question, so it is not stored.
  */
 @Injectable()
 export class McpKnowledgeService {
@@ -75,6 +79,7 @@ export class McpKnowledgeService {
     private readonly retrieval: RetrievalService,
     private readonly projects: ProjectsService,
     private readonly teaching: TeachingService,
+    private readonly conversations: ConversationsService,
     private readonly limits: RateLimits,
     @Inject(ANSWER_GENERATOR) private readonly generator: AnswerGenerator,
   ) {}
@@ -95,10 +100,12 @@ export class McpKnowledgeService {
 
   /**
    * The answer serviceChat would give to a first question (taught answers first, the project's
-   * system prompt), without a conversation being stored.
+   * system prompt), stored as serviceChat stores it (a cut-off answer as incomplete).
    */
   async ask(caller: McpCaller, question: string, signal: AbortSignal): Promise<McpAskResult> {
     await this.countRequest(caller);
+    // Before anything is stored, as serviceChat: a busy local model is a refusal, not a question.
+    this.generator.throwIfBusy?.();
     const projectId = caller.auth.projectId;
     const topK = NUM_CHUNKS.default;
     const { hits } = await this.retrieval.retrieveVersioned({
@@ -111,18 +118,41 @@ export class McpKnowledgeService {
     const taught = await this.teaching.match(projectId, question);
     const sources = taught ? withTaughtFirst(hits, taught, topK) : hits;
     const project = await this.projects.getProject(projectId);
-    let answer = '';
-    const pieces = this.generator.generate({
+    const { conversationId, humanMessageId } = await this.conversations.startWithHuman(
+      projectId,
+      caller.auth.kind,
+      undefined,
       question,
-      sources: toAnswerSources(sources, taught !== undefined),
-      history: [],
-      systemPrompt: project.systemPrompt ?? undefined,
-      signal,
-    });
-    for await (const piece of pieces) {
-      if (signal.aborted) throw new KbqaError('ABORTED', 'the request was cancelled');
-      answer += piece;
+      undefined,
+      'mcp',
+    );
+    const store = (text: string, complete: boolean) =>
+      this.conversations.addAi(
+        projectId,
+        conversationId,
+        humanMessageId,
+        text,
+        sources.map((s) => ({ chunk_id: s.chunkId, source: s.source, link: s.link, score: s.score })),
+        complete,
+      );
+    let answer = '';
+    try {
+      const pieces = this.generator.generate({
+        question,
+        sources: toAnswerSources(sources, taught !== undefined),
+        history: [],
+        systemPrompt: project.systemPrompt ?? undefined,
+        signal,
+      });
+      for await (const piece of pieces) {
+        if (signal.aborted) throw new KbqaError('ABORTED', 'the request was cancelled');
+        answer += piece;
+      }
+    } catch (e) {
+      await store(answer, false);
+      throw e;
     }
+    await store(answer, true);
     return {
       answer,
       sources: sources.map((h) => ({ link: h.link, relevance_score: score(h) })),

@@ -13,7 +13,7 @@ import {
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { percent, utcDay, when } from '../format';
-import type { Analytics, Gap, Project } from '../types';
+import type { Analytics, Channel, Gap, Project } from '../types';
 import { Table, Loading, Section, useLoad } from '../ui';
 
 Chart.register(
@@ -26,6 +26,15 @@ Chart.register(
   Legend,
   Tooltip,
 );
+
+/** The channels in the order the chart and the counts show them, with their names. */
+const CHANNELS: Array<[Channel, string]> = [
+  ['api', 'API'],
+  ['widget', 'Widget'],
+  ['slack', 'Slack'],
+  ['discord', 'Discord'],
+  ['mcp', 'MCP'],
+];
 
 /** A Chart.js chart on a canvas, made again when its data change. */
 function ChartCanvas({ config, label }: { config: ChartConfiguration; label: string }) {
@@ -104,16 +113,11 @@ export function AnalyticsPage({ project }: { project: Project }) {
               config={{
                 type: 'bar',
                 data: {
-                  labels: ['API', 'Widget', 'Slack', 'Discord'],
+                  labels: CHANNELS.map(([, name]) => name),
                   datasets: [
                     {
                       label: 'Questions',
-                      data: [
-                        a.questions_by_channel.api,
-                        a.questions_by_channel.widget,
-                        a.questions_by_channel.slack,
-                        a.questions_by_channel.discord,
-                      ],
+                      data: CHANNELS.map(([channel]) => a.questions_by_channel[channel]),
                       backgroundColor: '#0ea5e9',
                     },
                   ],
@@ -126,10 +130,11 @@ export function AnalyticsPage({ project }: { project: Project }) {
               }}
             />
             <ul class="channel-counts">
-              <li>API: {a.questions_by_channel.api}</li>
-              <li>Widget: {a.questions_by_channel.widget}</li>
-              <li>Slack: {a.questions_by_channel.slack}</li>
-              <li>Discord: {a.questions_by_channel.discord}</li>
+              {CHANNELS.map(([channel, name]) => (
+                <li>
+                  {name}: {a.questions_by_channel[channel]}
+                </li>
+              ))}
             </ul>
           </figure>
           <figure>

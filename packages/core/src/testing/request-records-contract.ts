@@ -129,6 +129,31 @@ export function describeRequestRecordsContract(
       expect(answer).not.toBe(started.messageId);
     });
 
+    test("stores a conversation's channel, the key kind's when none is said", async () => {
+      const first = { sender: 'Human' as const, text: 'q', replyTo: null, sources: [], complete: true };
+      const ids = [
+        await records.createConversation(1, null),
+        await records.createConversation(1, null, 'anon'),
+        await records.createConversation(1, null, 'server', 'slack'),
+        (await records.startConversation(1, null, first)).conversationId,
+        (await records.startConversation(1, null, first, 'anon')).conversationId,
+        (await records.startConversation(1, null, first, 'anon', 'mcp')).conversationId,
+        (await records.startConversation(1, null, first, 'server', 'discord')).conversationId,
+      ];
+      const channels = await Promise.all(
+        ids.map(async (id) => (await f.sql('SELECT channel FROM conversations WHERE id = ?', [id]))[0]),
+      );
+      expect(channels.map((r) => r?.channel)).toEqual([
+        'api',
+        'widget',
+        'slack',
+        'api',
+        'widget',
+        'mcp',
+        'discord',
+      ]);
+    });
+
     test('names new conversations and messages with random ids from 2^32, not sequential ones', async () => {
       const ids: number[] = [];
       for (let i = 0; i < 10; i++) {

@@ -323,15 +323,12 @@ export class PostgresAnalyticsRepository implements AnalyticsRepository {
     start: string,
     end: string,
   ): Promise<Array<{ channel: string; questions: number }>> {
-    // A conversation linked to a platform thread is that platform's; any other is its starter key's.
+    // A question counts under the channel its conversation was started in.
     const { rows } = await this.pool.query<{ channel: string; n: number | string }>(
-      `SELECT CASE WHEN t.platform IS NOT NULL THEN t.platform
-                   WHEN c.started_by = 'anon' THEN 'widget' ELSE 'api' END AS channel, count(*) AS n
+      `SELECT c.channel, count(*) AS n
        FROM messages m JOIN conversations c ON c.id = m.conversation_id
-       LEFT JOIN (SELECT DISTINCT conversation_id, platform FROM integration_threads WHERE project_id = $1) t
-         ON t.conversation_id = c.id
        WHERE m.project_id = $1 AND m.sender = 'Human' AND m.created_at >= $2 AND m.created_at <= $3
-       GROUP BY 1`,
+       GROUP BY c.channel`,
       [projectId, start, end],
     );
     return rows.map((r) => ({ channel: r.channel, questions: Number(r.n) }));

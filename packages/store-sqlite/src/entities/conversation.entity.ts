@@ -1,4 +1,4 @@
-import type { KeyKind } from '@kbqa/core';
+import type { Channel, KeyKind } from '@kbqa/core';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 @Entity('conversations')
@@ -17,6 +17,10 @@ export class ConversationEntity {
   /** The kind of key that started it: an anon key acts only on conversations an anon key started. */
   @Column('text', { name: 'started_by', default: 'server' })
   startedBy!: KeyKind;
+
+  /** Where it was started (analytics per channel). */
+  @Column('text', { name: 'channel', default: 'api' })
+  channel!: Channel;
 
   @Column('text', { name: 'created_at' })
   createdAt!: string;

@@ -20,6 +20,7 @@ import { ScheduledTasks1734700000000 } from './1734700000000-scheduled-tasks';
 import { TaskLeases1734800000000 } from './1734800000000-task-leases';
 import { ChatIntegrations1734900000000 } from './1734900000000-chat-integrations';
 import { MessageVersion1735200000000 } from './1735200000000-message-version';
+import { ConversationChannel1735400000000 } from './1735400000000-conversation-channel';
 
 /** Every migration, oldest first. Never edit a released one: add a new file. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   TaskLeases1734800000000,
   ChatIntegrations1734900000000,
   MessageVersion1735200000000,
+  ConversationChannel1735400000000,
 ];

@@ -334,15 +334,12 @@ export class SqliteAnalyticsRepository implements AnalyticsRepository {
          WHERE project_id = ? AND sender = 'Human' AND created_at >= ? AND created_at <= ?
          GROUP BY day`,
       ),
-      // A conversation linked to a platform thread is that platform's; any other is its starter key's.
-      byChannel: db.prepare<[number, number, string, string], { channel: string; n: number }>(
-        `SELECT CASE WHEN t.platform IS NOT NULL THEN t.platform
-                     WHEN c.started_by = 'anon' THEN 'widget' ELSE 'api' END AS channel, count(*) AS n
+      // A question counts under the channel its conversation was started in.
+      byChannel: db.prepare<Range, { channel: string; n: number }>(
+        `SELECT c.channel, count(*) AS n
          FROM messages m JOIN conversations c ON c.id = m.conversation_id
-         LEFT JOIN (SELECT DISTINCT conversation_id, platform FROM integration_threads WHERE project_id = ?) t
-           ON t.conversation_id = c.id
          WHERE m.project_id = ? AND m.sender = 'Human' AND m.created_at >= ? AND m.created_at <= ?
-         GROUP BY 1`,
+         GROUP BY c.channel`,
       ),
       ratings: db.prepare<Range, { answers: number; good: number | null; bad: number | null }>(
         `SELECT count(*) AS answers, sum(CASE WHEN rating_value = 1 THEN 1 ELSE 0 END) AS good,
@@ -373,7 +370,7 @@ export class SqliteAnalyticsRepository implements AnalyticsRepository {
     end: string,
   ): Array<{ channel: string; questions: number }> {
     return this.stmt.byChannel
-      .all(projectId, projectId, start, end)
+      .all(projectId, start, end)
       .map((r) => ({ channel: r.channel, questions: r.n }));
   }
 

@@ -45,12 +45,25 @@ export function describeConversationsRecordsContract(
 
     const conversation = (
       id: number,
-      c: { projectId?: number; startedBy?: 'anon' | 'server'; at?: string; endedAt?: string | null } = {},
+      c: {
+        projectId?: number;
+        startedBy?: 'anon' | 'server';
+        channel?: string;
+        at?: string;
+        endedAt?: string | null;
+      } = {},
     ) =>
       f.sql(
-        `INSERT INTO conversations (id, project_id, role_info, started_by, created_at, ended_at)
-         VALUES (?, ?, NULL, ?, ?, ?)`,
-        [id, c.projectId ?? 1, c.startedBy ?? 'server', c.at ?? DAY(1), c.endedAt ?? null],
+        `INSERT INTO conversations (id, project_id, role_info, started_by, channel, created_at, ended_at)
+         VALUES (?, ?, NULL, ?, ?, ?, ?)`,
+        [
+          id,
+          c.projectId ?? 1,
+          c.startedBy ?? 'server',
+          c.channel ?? (c.startedBy === 'anon' ? 'widget' : 'api'),
+          c.at ?? DAY(1),
+          c.endedAt ?? null,
+        ],
       );
     const message = (
       id: number,
@@ -388,12 +401,8 @@ export function describeConversationsRecordsContract(
       test('counts questions per day, channel and version, and answers per rating, in the range', async () => {
         await conversation(10, { startedBy: 'anon', at: DAY(2) });
         await conversation(11, { at: DAY(2) });
-        await conversation(12, { at: DAY(3) });
+        await conversation(12, { channel: 'slack', at: DAY(3) });
         await conversation(13, { projectId: 2, at: DAY(2) });
-        await f.sql(
-          `INSERT INTO integration_threads (project_id, platform, thread_key, conversation_id, created_at)
-           VALUES (1, 'slack', 'T1', 12, 'now'), (1, 'slack', 'T2', 12, 'now')`,
-        );
         await message(1, { conversationId: 10, sender: 'Human', text: 'q', at: DAY(2), version: 'v1' });
         await message(2, { conversationId: 10, sender: 'AI', text: 'a', at: DAY(2), rating: 1 });
         await message(3, { conversationId: 11, sender: 'Human', text: 'q', at: DAY(3), version: 'v1' });
@@ -416,7 +425,7 @@ export function describeConversationsRecordsContract(
           { day: '2026-03-02', questions: 1 },
           { day: '2026-03-03', questions: 3 },
         ]);
-        // Conversation 12 is linked to two Slack threads: still counted once a question.
+        // Each question counts under the channel its conversation was started in.
         expect(sorted(await f.analytics.questionsByChannel(1, START, END))).toEqual([
           { channel: 'api', questions: 1 },
           { channel: 'slack', questions: 2 },

@@ -6,7 +6,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/dist-check/**', '**/node_modules/**', '**/.turbo/**', '**/test-artifacts/**'],
+    ignores: [
+      '**/dist/**',
+      '**/dist-binary/**',
+      '**/dist-check/**',
+      '**/node_modules/**',
+      '**/.turbo/**',
+      '**/test-artifacts/**',
+    ],
   },
   {
     files: ['**/*.ts', '**/*.tsx'],

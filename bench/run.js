@@ -29,6 +29,7 @@ const BENCHMARKS = [
   { name: 'backup', script: 'bench/backup.js' },
   { name: 'widget-size', script: 'bench/widget-size.js' },
   { name: 'versions', script: 'bench/versions.js' },
+  { name: 'binary-start', script: 'bench/binary-start.js' },
 ];
 
 const today = new Date().toISOString().slice(0, 10);

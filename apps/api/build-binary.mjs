@@ -61,8 +61,6 @@ const unused = [
   'react-native-sqlite-storage',
   '@google-cloud/spanner',
   'redis',
-  '@huggingface/transformers',
-  'onnxruntime-node',
   // KBQA_LLM=local: its native runtime is not in the binary; chat then answers extractively.
   'node-llama-cpp',
 ];
@@ -83,9 +81,37 @@ const seaPatches = {
       loader: 'js',
     }));
     b.onResolve({ filter: /^sqlite-vec$/ }, () => ({ path: join(seaDir, 'sqlite-vec.js') }));
+    // transformers.js loads sharp for images only; kbqa embeds text, so sharp's native build stays out.
+    b.onResolve({ filter: /^sharp$/ }, () => ({ path: join(seaDir, 'sharp.js') }));
+    const nativeJs = JSON.stringify(join(seaDir, 'native.js'));
+    /** Replaces `from` in the file, failing the build when a new version no longer has it. */
+    const patch = (filter, from, to) =>
+      b.onLoad({ filter }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes(from)) throw new Error(`build:binary: ${args.path} no longer has ${from}`);
+        return { contents: text.replace(from, to), loader: 'js' };
+      });
+    // ONNX Runtime for the embedding worker: transformers.js requires onnxruntime-node through
+    // createRequire, which esbuild cannot follow, and onnxruntime-node requires its addon by a path
+    // inside node_modules; the addon and libonnxruntime.so.1 (found beside it, RUNPATH $ORIGIN)
+    // are extracted to the cache.
+    patch(
+      /@huggingface\/transformers\/dist\/transformers\.node\.cjs$/,
+      'requireFromHere("onnxruntime-node")',
+      'require("onnxruntime-node")',
+    );
+    patch(
+      /onnxruntime-node\/dist\/binding\.js$/,
+      'require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)',
+      `require(${nativeJs}).loadAddon('onnxruntime_binding.node')`,
+    );
+    patch(
+      /embedder\/dist\/transformers\.embedder\.js$/,
+      "node_path_1.default.join(__dirname, 'embed.worker.js')",
+      `require(${nativeJs}).file('embed.worker.js')`,
+    );
     // The read pool's worker scripts travel as assets too (bundled below) and run from the cache.
     b.onLoad({ filter: /read-pool\/dist\/read-pool\.js$/ }, (args) => {
-      const nativeJs = JSON.stringify(join(seaDir, 'native.js'));
       let text = readFileSync(args.path, 'utf8');
       for (const name of ['read-worker.js', 'checkpoint-worker.js']) {
         const call = `(0, node_path_1.join)(__dirname, '..', 'dist', '${name}')`;
@@ -99,7 +125,6 @@ const seaPatches = {
       { filter: /apps\/api\/dist\/(config\/config|dashboard\/dashboard-static|widget\/widget-route)\.js$/ },
       (args) => {
         let text = readFileSync(args.path, 'utf8');
-        const nativeJs = JSON.stringify(join(seaDir, 'native.js'));
         text = text.replace(
           /\(0, node_fs_1\.readFileSync\)\(\(0, node_path_1\.join\)\(__dirname, '\.\.', '\.\.', 'package\.json'\), 'utf8'\)/,
           JSON.stringify(JSON.stringify({ version: pkg.version })),
@@ -134,15 +159,21 @@ const result = await build({
 });
 writeFileSync(join(work, 'meta.json'), JSON.stringify(result.metafile));
 
-// The read pool's worker threads: each its own bundle, run by the binary's Node from the cache
-// folder, where it finds the native files beside it. Without them search ran on the event loop.
+// The worker threads: each its own bundle, run by the binary's Node from the cache folder, where
+// it finds the native files beside it. The read pool's (without them search ran on the event
+// loop) and the embedding worker (transformers.js and ONNX Runtime's JavaScript).
 const readPoolDist = join(root, 'packages', 'read-pool', 'dist');
+const embedderDist = join(dirname(require.resolve('@kbqa/embedder/package.json')), 'dist');
 const workers = {};
-for (const name of ['read-worker.js', 'checkpoint-worker.js']) {
+for (const [name, script] of [
+  ['read-worker.js', join(readPoolDist, 'read-worker.js')],
+  ['checkpoint-worker.js', join(readPoolDist, 'checkpoint-worker.js')],
+  ['embed.worker.js', join(embedderDist, 'embed.worker.js')],
+]) {
   workers[name] = join(work, name);
   await build({
     stdin: {
-      contents: `require('./native').setRoot(__dirname);\nrequire(${JSON.stringify(join(readPoolDist, name))});\n`,
+      contents: `require('./native').setRoot(__dirname);\nrequire(${JSON.stringify(script)});\n`,
       resolveDir: seaDir,
       sourcefile: `sea-${name}`,
     },
@@ -169,6 +200,7 @@ const assets = {
   'vec0.so': fromStore.resolve('sqlite-vec-linux-x64/vec0.so', {
     paths: [dirname(fromStore.resolve('sqlite-vec'))],
   }),
+  ...onnxRuntime(),
   'dashboard/package.json': require.resolve('@kbqa/dashboard/package.json'),
   ...workers,
 };
@@ -180,6 +212,22 @@ for (const [pkgName, prefix] of [
   for (const f of readdirSync(dist))
     if (statSync(join(dist, f)).isFile()) assets[`${prefix}/${f}`] = join(dist, f);
 }
+/** onnxruntime-node's CPU addon and the library it links, as its package ships them (no install script). */
+function onnxRuntime() {
+  const fromEmbedder = createRequire(require.resolve('@kbqa/embedder/package.json'));
+  const fromTransformers = createRequire(fromEmbedder.resolve('@huggingface/transformers'));
+  const bin = join(
+    dirname(dirname(fromTransformers.resolve('onnxruntime-node'))),
+    'bin',
+    'napi-v6',
+    'linux',
+    'x64',
+  );
+  return Object.fromEntries(
+    ['onnxruntime_binding.node', 'libonnxruntime.so.1'].map((name) => [name, join(bin, name)]),
+  );
+}
+
 const hash = createHash('sha256');
 hash.update(readFileSync(bundle));
 for (const [name, file] of Object.entries(assets).sort()) hash.update(name).update(readFileSync(file));

@@ -46,24 +46,4 @@ const dir = cacheRoot();
 extract(dir);
 native.setRoot(dir);
 
-// Embeddings need onnxruntime (about 60 MB of native libraries) and its worker script, which the
-// binary does not carry (docs/benchmarks.md): it serves lexical retrieval, and says so plainly
-// rather than fail on a missing file.
-const binary = path.basename(process.execPath);
-const cannot =
-  `${binary} is the single executable: it answers with lexical search only and cannot download or ` +
-  'run embedding or reranking models. For hybrid retrieval run kbqa from Node.js instead ' +
-  '(README, "Run the binary").';
-const [command, action] = process.argv.slice(2);
-if (command === 'models' && action === 'pull') {
-  process.stderr.write(`error: ${cannot}\n`);
-  process.exit(2);
-}
-for (const name of ['KBQA_EMBED_MODEL', 'KBQA_RERANK_MODEL']) {
-  const value = process.env[name];
-  if (value !== undefined && !['', 'none'].includes(value.trim().toLowerCase()) && command === 'start') {
-    process.stderr.write(`${name}=${value} is ignored: ${cannot}\n`);
-  }
-  process.env[name] = 'none';
-}
 require('../dist/cli.js');

@@ -1,9 +1,13 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { makeTinyModel, TINY_MODEL_DIMENSION } from '@kbqa/embedder/testing';
 import { writeTinyGguf } from '@kbqa/llm-local/testing';
 import { Client } from 'pg';
 
@@ -32,6 +36,8 @@ describe('kbqa-linux-x64', () => {
       HOST: '127.0.0.1',
       PORT: '0',
       KBQA_READ_WORKERS: '2',
+      // The default embedding model is not downloaded: the service stays lexical until a test pulls one.
+      KBQA_OFFLINE: '1',
     };
     await expect(run('/bin/sh', ['-c', 'command -v node'], { env })).rejects.toBeTruthy();
   });
@@ -56,11 +62,14 @@ describe('kbqa-linux-x64', () => {
         'widget',
         'read-worker.js',
         'checkpoint-worker.js',
+        'embed.worker.js',
+        'onnxruntime_binding.node',
+        'libonnxruntime.so.1',
       ]),
     );
   });
 
-  it('names itself in its messages, and says plainly that it cannot pull models', async () => {
+  it('names itself in its messages', async () => {
     const help = await run('./kbqa-linux-x64', ['help'], { cwd: dir, env });
     expect(help.stdout).toMatch(/^Usage: \.\/kbqa-linux-x64 <command>/);
     expect(help.stdout).not.toContain('pnpm kbqa');
@@ -68,11 +77,9 @@ describe('kbqa-linux-x64', () => {
       () => undefined,
       (e: { code: number; stderr: string }) => e,
     );
-    expect(pull?.code).toBe(2);
-    expect(pull?.stderr).toMatch(
-      /single executable: it answers with lexical search only and cannot download/,
-    );
-    expect(pull?.stderr).not.toMatch(/Cannot find module|pnpm kbqa models pull/);
+    expect(pull?.code).toBeGreaterThan(0);
+    expect(pull?.stderr).toMatch(/KBQA_OFFLINE is set/);
+    expect(pull?.stderr).not.toMatch(/Cannot find module|pnpm kbqa/);
   });
 
   it('serves /health, ingests a document and answers a chat about it', async () => {
@@ -83,6 +90,7 @@ describe('kbqa-linux-x64', () => {
     const health = await fetch(`${base}/health`);
     process.stdout.write(`kbqa-linux-x64 start: /health after ${Date.now() - started} ms (warm cache)\n`);
     expect(health.status).toBe(200);
+    // KBQA_OFFLINE and no model in the models folder: lexical, as the Node build.
     expect(await health.json()).toMatchObject({ status: 'ok', retrieval: 'lexical' });
     // Search and answers run on read workers: the pool started, and each worker holds its own
     // connection to the database (the service's, the checkpointer's and one per worker).
@@ -104,8 +112,73 @@ describe('kbqa-linux-x64', () => {
     expect(ingest.status).toBe(200);
     await waitForTask(base, key, String(ingest.body.task_id));
     await expectAnswered(base, key);
+    // The misspelled question that hybrid retrieval finds by its vector finds nothing lexically.
+    expect(await misspelledSources(base, key)).toEqual([]);
     expect((await fetch(`${base}/dashboard/`)).status).toBe(200);
     expect((await fetch(`${base}/widget.js`)).status).toBe(200);
+  });
+
+  it('pulls the generated tiny model from a model host, embeds with ONNX Runtime and answers with hybrid retrieval', async () => {
+    await stop(server);
+    server = undefined;
+    const hubRoot = join(dir, 'hub');
+    await makeTinyModel(join(hubRoot, 'acme'));
+    const hub = await serveHub(hubRoot);
+    const models = join(dir, 'models');
+    const hybridEnv = { ...env, KBQA_DATA_DIR: join(dir, 'data-hybrid'), KBQA_MODELS_DIR: models };
+    try {
+      const online: NodeJS.ProcessEnv = { ...hybridEnv, KBQA_MODEL_HOST: hub.url };
+      delete online.KBQA_OFFLINE;
+      const pulled = await run('./kbqa-linux-x64', ['models', 'pull', 'acme/kbqa-tiny-bert', '--json'], {
+        cwd: dir,
+        env: { ...online, KBQA_MODEL_HOST: hub.url },
+      });
+      expect(JSON.parse(pulled.stdout)).toMatchObject({
+        model: 'acme/kbqa-tiny-bert',
+        dimension: TINY_MODEL_DIMENSION,
+        models_dir: models,
+      });
+      expect(hub.requests.some((r) => r.endsWith('model_quantized.onnx'))).toBe(true);
+    } finally {
+      await new Promise((r) => hub.server.close(r));
+    }
+
+    const withModel = { ...hybridEnv, KBQA_EMBED_MODEL: 'acme/kbqa-tiny-bert' };
+    const json = async (...args: string[]) =>
+      JSON.parse((await run('./kbqa-linux-x64', [...args, '--json'], { cwd: dir, env: withModel })).stdout);
+    await json('projects', 'create', 'docs');
+    const { key } = await json('keys', 'create', '--project', '1', '--kind', 'server');
+    const started = Date.now();
+    server = spawn('./kbqa-linux-x64', ['start'], {
+      cwd: dir,
+      env: withModel,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const base = await listening(server);
+    await printed(server, /Embedding model acme\/kbqa-tiny-bert@\w+ ready \(64 dimensions\)/);
+    const health = await fetch(`${base}/health`);
+    process.stdout.write(
+      `kbqa-linux-x64 start: embedding model ready, /health hybrid after ${Date.now() - started} ms (warm cache)\n`,
+    );
+    expect(await health.json()).toMatchObject({ status: 'ok', retrieval: 'hybrid' });
+    expect(output(server)).not.toMatch(/embedding worker|Cannot find module|is not available/);
+
+    const ingest = await post(base, '/v1/ingestDocuments', {
+      api_key: key,
+      documents: [
+        { source: 'install', content: '# Install\n\nThe acme installer sets up the widget factory.' },
+        {
+          source: 'billing',
+          content: '# Billing\n\nInvoices are sent monthly by email to the account owner.',
+        },
+      ],
+    });
+    expect(ingest.status).toBe(200);
+    await waitForTask(base, key, String(ingest.body.task_id));
+    await expectAnswered(base, key);
+    // No word of it is in any page (the lexical service above finds nothing): only the vector side,
+    // which shares the misspelled words' letters with the installer page, finds that page.
+    expect((await misspelledSources(base, key))[0]).toMatchObject({ link: 'install' });
   });
 
   it('with KBQA_LLM=local, imports a model, says the runtime is not in the binary and answers extractively', async () => {
@@ -170,6 +243,7 @@ withPostgres('kbqa-linux-x64 on PostgreSQL', () => {
       KBQA_DATA_DIR: join(dir, 'data'),
       KBQA_CACHE_DIR: join(dir, 'cache'),
       KBQA_DATABASE_URL: `postgres://${SERVER.user}@${SERVER.host}:${SERVER.port}/${database}`,
+      KBQA_OFFLINE: '1',
       HOST: '127.0.0.1',
       PORT: '0',
     };
@@ -238,6 +312,57 @@ async function expectAnswered(base: string, key: string): Promise<void> {
   });
   expect(chat.status).toBe(200);
   expect(chat.body.answer.text).toContain('widget factory');
+}
+
+/** The sources a chat cites for a question that shares no word with any page, only letters. */
+async function misspelledSources(base: string, key: string): Promise<Array<{ link: string }>> {
+  const chat = await post(base, '/v1/serviceChat', {
+    api_key: key,
+    question: 'wigdet factroy',
+    history: [],
+    shouldStream: false,
+  });
+  expect(chat.status).toBe(200);
+  return chat.body.sources;
+}
+
+/** A model host on 127.0.0.1 serving `<root>/<repo>/<file>` as the Hub's `/<repo>/resolve/main/<file>`. */
+async function serveHub(root: string): Promise<{ server: Server; url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    const m = /^\/(.+?)\/resolve\/main\/(.+)$/.exec(decodeURIComponent(req.url ?? ''));
+    const file = m ? join(root, m[1]!, m[2]!) : '';
+    if (!m || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-length': statSync(file).size });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, requests };
+}
+
+/** Resolves once the process has printed a line matching `pattern` (at once if it already has). */
+function printed(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (!pattern.test(output(child))) return;
+      child.stdout?.off('data', later);
+      child.stderr?.off('data', later);
+      child.off('exit', exited);
+      resolve();
+    };
+    // Registered after listening()'s handler, which records the output this reads, so runs after it.
+    const later = () => check();
+    const exited = (code: number | null) =>
+      reject(new Error(`exited with ${code} before printing ${pattern}: ${output(child)}`));
+    child.stdout?.on('data', later);
+    child.stderr?.on('data', later);
+    child.once('exit', exited);
+    check();
+  });
 }
 
 const outputs = new WeakMap<ChildProcess, string>();

@@ -1,4 +1,6 @@
 import {
+  abortedError,
+  throwIfAborted,
   KbqaError,
   type AnswerGenerator,
   type AnswerRequest,
@@ -6,7 +8,6 @@ import {
   type AnswerToolResult,
   type HistoryTurn,
 } from '@kbqa/core';
-import { abortedError, throwIfAborted } from './abort.util';
 import { filterCitations } from './citation-filter.transform';
 import { buildModelContext, contextSources } from './model-context.builder';
 import {

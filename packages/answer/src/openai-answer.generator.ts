@@ -17,7 +17,7 @@ import {
   parseCondensed,
   type ChatMessage,
 } from './openai.prompts';
-import { SseParser } from './sse.parser';
+import { SseParser } from '@kbqa/core/sse';
 import { parseToolArguments, ToolCallAssembler, type AssembledToolCall } from './tool-call.assembler';
 
 export interface OpenAiAnswerGeneratorOptions {

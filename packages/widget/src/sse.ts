@@ -1,4 +1,4 @@
-import { SseParser } from '@kbqa/core/sse';
+import { SseParser } from './sse-parser';
 
 /** One event of the serviceChat stream (SPEC.md "Events"). */
 export interface ChatEvent {
@@ -16,7 +16,7 @@ export interface StreamedSource {
 
 /**
  * Turns the serviceChat byte stream into chat events as they complete. Pieces of the network
- * stream end anywhere (mid-line, mid-character); the SSE framing is @kbqa/core's parser.
+ * stream end anywhere (mid-line, mid-character); the SSE framing is {@link SseParser}'s.
  */
 export class ChatStreamParser {
   private readonly sse = new SseParser();

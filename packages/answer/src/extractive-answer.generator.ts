@@ -1,4 +1,5 @@
 import {
+  throwIfAborted,
   KbqaError,
   type AnswerGenerator,
   type AnswerRequest,
@@ -6,7 +7,6 @@ import {
   type HistoryTurn,
 } from '@kbqa/core';
 import { extractiveSummary } from '@kbqa/text';
-import { throwIfAborted } from './abort.util';
 import { guardPieces } from './answer-hygiene';
 import { FEATURE_NAMES, type FeatureName, type UnitFeatures } from './extractive/features';
 import { PASS_NAMES, runPasses } from './extractive/passes';

@@ -37,7 +37,6 @@ export {
 } from './local-answer.generator';
 export { grammarSafeSchema, parseToolChoice, toolChoiceSchema } from './local-tool-choice';
 export { CitationFilter, filterCitations } from './citation-filter.transform';
-export { SseParser } from './sse.parser';
 export {
   DEFAULT_SYSTEM_PROMPT,
   buildAnswerMessages,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  throwIfAborted,
   KbqaError,
   type AnswerGenerator,
   type AnswerRequest,
@@ -7,7 +8,6 @@ import {
   type AnswerToolResult,
   type HistoryTurn,
 } from '@kbqa/core';
-import { throwIfAborted } from './abort.util';
 import { filterCitations } from './citation-filter.transform';
 import { parseToolChoice, toolChoicePrompt, toolChoiceSchema } from './local-tool-choice';
 import { buildModelContext, contextSources, DEFAULT_MODEL_CONTEXT_TOKENS } from './model-context.builder';

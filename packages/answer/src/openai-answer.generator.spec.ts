@@ -146,6 +146,25 @@ describe(OpenAiAnswerGenerator.name, () => {
     expect(pieces.join('')).toBe('Register it [1], see.');
   });
 
+  it('sends no Authorization header to a server configured without an API key', async () => {
+    server.handler = (_req, res) => {
+      startStream(res);
+      res.end(deltaEvent('Done.', 'stop') + 'data: [DONE]\n\n');
+    };
+    await collect(make({ apiKey: undefined }).generate(request()));
+    expect(server.requests[0]?.headers).not.toHaveProperty('authorization');
+  });
+
+  it('turns an error event in the middle of the stream into LLM_ERROR with its message', async () => {
+    server.handler = (_req, res) => {
+      startStream(res);
+      res.end(deltaEvent('Partial') + 'data: {"error":{"message":"out of memory"}}\n\n');
+    };
+    const error = await failure(generator.generate(request()));
+    expect(error.code).toBe('LLM_ERROR');
+    expect(error.message).toContain('failed during the answer: out of memory');
+  });
+
   it('uses the default system prompt when the project has none', async () => {
     server.handler = (_req, res) => {
       startStream(res);
@@ -179,6 +198,21 @@ describe(OpenAiAnswerGenerator.name, () => {
     expect(error.message).toContain('API key');
     expect(error.message).not.toContain(API_KEY);
     expect(error.message).not.toContain('0123456789abcdef');
+  });
+
+  it('names the message of an error body that has no error field (vLLM) or is not JSON', async () => {
+    server.handler = (_req, res) =>
+      jsonReply(res, 404, { object: 'error', message: 'The model `test-model` does not exist.' });
+    const vllm = await failure(generator.generate(request()));
+    expect(vllm.message).toContain('HTTP 404');
+    expect(vllm.message).toContain('The model `test-model` does not exist.');
+    server.handler = (_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html>Bad gateway from the proxy</html>');
+    };
+    const proxy = await failure(generator.generate(request()));
+    expect(proxy.code).toBe('LLM_ERROR');
+    expect(proxy.message).toContain('Bad gateway from the proxy');
   });
 
   it('fails with TIMEOUT when the stream stalls', async () => {
@@ -244,6 +278,15 @@ describe(OpenAiAnswerGenerator.name, () => {
     const error = await failure(generator.generate(request()));
     expect(error.code).toBe('LLM_ERROR');
     expect(error.message).toContain('before the answer was complete');
+  });
+
+  it('takes [DONE] without a finish_reason as a complete answer, even split between pieces', async () => {
+    server.handler = async (_req, res) => {
+      startStream(res);
+      await writeInPieces(res, deltaEvent('Whole.') + 'data: [DONE]\n\n', 3);
+      res.end();
+    };
+    expect((await collect(generator.generate(request()))).join('')).toBe('Whole.');
   });
 
   it('fails with LLM_ERROR on a malformed stream event', async () => {

@@ -1,4 +1,6 @@
 import {
+  abortedError,
+  throwIfAborted,
   KbqaError,
   type AnswerGenerator,
   type AnswerRequest,
@@ -6,7 +8,9 @@ import {
   type AnswerToolResult,
   type HistoryTurn,
 } from '@kbqa/core';
-import { abortedError, throwIfAborted } from './abort.util';
+import OpenAI, { APIError } from 'openai';
+import { Stream } from 'openai/core/streaming';
+import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { filterCitations } from './citation-filter.transform';
 import { buildModelContext, contextSources } from './model-context.builder';
 import {
@@ -16,7 +20,6 @@ import {
   parseCondensed,
   type ChatMessage,
 } from './openai.prompts';
-import { SseParser } from './sse.parser';
 import { parseToolArguments, ToolCallAssembler, type AssembledToolCall } from './tool-call.assembler';
 
 export interface OpenAiAnswerGeneratorOptions {
@@ -51,7 +54,7 @@ export interface OpenAiAnswerGeneratorOptions {
    * default), the chunks are sent whole.
    */
   contextTokens?: number;
-  /** Injectable for tests; Node's global fetch otherwise. */
+  /** Injectable for tests; Node's global fetch otherwise (handed to the `openai` client). */
   fetch?: typeof fetch;
 }
 
@@ -97,7 +100,8 @@ interface CompletionOptions {
 
 /**
  * Answers through any OpenAI-compatible chat completions endpoint (OpenAI, Ollama, vLLM,
- * llama.cpp server), streaming. The answer may cite only the sources it was given: other
+ * llama.cpp server), streaming, with the official `openai` client (requests, HTTP errors, the
+ * stream's events); the limits below and the tool loop are ours. The answer may cite only the sources it was given: other
  * markers are removed on the fly ({@link filterCitations}).
  *
  * Failures are thrown from the iterator as KbqaError: `LLM_ERROR` for HTTP errors, refused or
@@ -109,13 +113,13 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
   readonly id: string;
   readonly supportsTools: boolean;
   readonly usesSystemPrompt = true;
-  private readonly url: string;
   /** The URL as shown in messages: without credentials, query or fragment. */
   private readonly endpoint: string;
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
   private readonly maxToolRounds: number;
+  private readonly client: OpenAI;
+  private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly options: OpenAiAnswerGeneratorOptions) {
     let parsed: URL;
@@ -128,12 +132,28 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
       throw new KbqaError('BAD_REQUEST', 'The LLM base URL must be http or https');
     }
     if (!options.model.trim()) throw new KbqaError('BAD_REQUEST', 'The LLM model name is empty');
-    this.url = parsed.href;
     this.endpoint = `${parsed.origin}${parsed.pathname}`;
     this.id = `openai:${options.model}`;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.client = new OpenAI({
+      baseURL: options.baseUrl.replace(/\/+$/, ''),
+      // The client insists on a key; a keyless server (Ollama, vLLM) gets no Authorization header.
+      apiKey: options.apiKey || 'unused',
+      ...(options.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
+      // Given, so the client does not look for them in the environment (OPENAI_ORG_ID and so on).
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      // Our own timers (Call) bound the whole exchange and the gaps in the stream; the client's
+      // only reaches the response headers, so it stays out of their way. No retries: a retried
+      // answer would stream twice.
+      timeout: this.timeoutMs + 1_000,
+      maxRetries: 0,
+      logLevel: 'off',
+    });
     this.maxToolRounds = options.maxToolRounds ?? DEFAULT_MAX_TOOL_ROUNDS;
     this.supportsTools = this.maxToolRounds > 0;
   }
@@ -261,11 +281,10 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
   ): AsyncGenerator<string, void, undefined> {
     throwIfAborted(signal);
     const call = new Call(this.endpoint, signal, this.timeoutMs, this.idleTimeoutMs);
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let events: AsyncIterator<ChatCompletionChunk> | undefined;
     let completed = false;
     try {
       const response = await call.run(() => this.post(messages, options, true, call.signal, tools));
-      if (!response.ok) throw await this.httpError(response, call);
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) {
         // The server ignored `stream: true`: take the whole answer at once.
@@ -279,38 +298,42 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
       }
       if (!response.body)
         throw new KbqaError('LLM_ERROR', `LLM endpoint ${this.endpoint} sent an empty response`);
-      const streamReader = (response.body as ReadableStream<Uint8Array>).getReader();
-      reader = streamReader;
       call.phase = 'stream';
-      call.onAbort(() => void streamReader.cancel().catch(() => undefined));
-      const parser = new SseParser();
-      const decoder = new TextDecoder();
+      const sentinel = watchDone(response.body);
+      const stream = Stream.fromSSEResponse<ChatCompletionChunk>(
+        new Response(sentinel.body, response),
+        new AbortController(),
+        this.client,
+      );
+      const iterator = stream[Symbol.asyncIterator]();
+      events = iterator;
       let finished = false;
       for (;;) {
-        const { value, done } = await call.run(() => streamReader.read());
-        const events = done
-          ? [...parser.push(decoder.decode()), ...parser.end()]
-          : parser.push(decoder.decode(value, { stream: true }));
-        for (const data of events) {
-          call.touch();
-          if (data.trim() === '[DONE]') {
-            completed = true;
-            return;
-          }
-          const chunk = parseStreamEvent(data, this.endpoint);
-          if (chunk.finished) finished = true;
-          if (calls && chunk.toolCalls !== undefined) calls.push(chunk.toolCalls);
-          if (chunk.content) {
-            // A slow consumer is not a stalled server: no idle limit while the piece is out.
-            call.pauseIdle();
-            yield chunk.content;
-            call.touch();
-          }
-        }
+        const { value: chunk, done } = await call.run(() => this.nextEvent(iterator));
+        // The client ends a stream quietly when its request was aborted: say why it ended.
+        if (call.signal.aborted) throw call.translate(new Error('aborted'));
         if (done) break;
+        call.touch();
+        const choice = chunk.choices?.[0] as StreamChoice | undefined;
+        if (!choice) continue;
+        if (typeof choice.finish_reason === 'string' && choice.finish_reason !== '') finished = true;
+        const delta = choice.delta ?? choice.message ?? {};
+        if (calls && delta.tool_calls) calls.push(delta.tool_calls);
+        const content =
+          typeof delta.content === 'string'
+            ? delta.content
+            : typeof choice.text === 'string'
+              ? choice.text
+              : '';
+        if (content) {
+          // A slow consumer is not a stalled server: no idle limit while the piece is out.
+          call.pauseIdle();
+          yield content;
+          call.touch();
+        }
       }
       // Some servers end without [DONE]; a finish_reason still marks a complete answer.
-      if (!finished) {
+      if (!finished && !sentinel.seen) {
         throw new KbqaError(
           'LLM_ERROR',
           `LLM endpoint ${this.endpoint} ended the stream before the answer was complete`,
@@ -324,8 +347,29 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
       // Stopped early (error, abort or a consumer that stopped reading): free the connection.
       if (!completed) {
         call.abort('done');
-        if (reader) await reader.cancel().catch(() => undefined);
+        if (events) await events.return?.().catch(() => undefined);
       }
+    }
+  }
+
+  /** The next event of the stream, the client's failures said as ours. */
+  private async nextEvent(
+    iterator: AsyncIterator<ChatCompletionChunk>,
+  ): Promise<IteratorResult<ChatCompletionChunk, undefined>> {
+    try {
+      return (await iterator.next()) as IteratorResult<ChatCompletionChunk, undefined>;
+    } catch (error) {
+      if (error instanceof SyntaxError)
+        throw new KbqaError('LLM_ERROR', `LLM endpoint ${this.endpoint} sent a malformed stream event`);
+      const failure = apiFailure(error);
+      if (failure && failure.status === undefined)
+        throw new KbqaError(
+          'LLM_ERROR',
+          this.redact(
+            `LLM endpoint ${this.endpoint} failed during the answer: ${errorDetail({ error: failure.error })}`,
+          ),
+        );
+      throw error;
     }
   }
 
@@ -337,7 +381,6 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
     const call = new Call(this.endpoint, signal, this.timeoutMs, this.timeoutMs);
     try {
       const response = await call.run(() => this.post(messages, options, false, call.signal));
-      if (!response.ok) throw await this.httpError(response, call);
       call.phase = 'stream';
       const body = await call.run((): Promise<unknown> => response.json());
       return messageContent(body, this.endpoint);
@@ -349,40 +392,49 @@ export class OpenAiAnswerGenerator implements AnswerGenerator {
     }
   }
 
-  private post(
+  /**
+   * The request, through the `openai` client, as a raw Response: the body is read here, since a
+   * server may answer a stream request with one JSON completion. HTTP errors come back as KbqaError.
+   */
+  private async post(
     messages: WireMessage[],
     options: CompletionOptions,
     stream: boolean,
     signal: AbortSignal,
     tools?: WireTool[],
   ): Promise<Response> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: stream ? 'text/event-stream' : 'application/json',
-    };
-    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    const body: Record<string, unknown> = { model: this.options.model, messages, stream };
-    if (options.temperature !== undefined) body.temperature = options.temperature;
-    if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens;
-    if (tools && tools.length > 0) body.tools = tools;
-    return this.fetchImpl(this.url, { method: 'POST', headers, body: JSON.stringify(body), signal });
+    const body = {
+      model: this.options.model,
+      messages,
+      stream,
+      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+      ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
+      ...(tools && tools.length > 0 ? { tools } : {}),
+    } as ChatCompletionCreateParams;
+    // The client keeps only the `error` field of an error body; vLLM and others put the message
+    // at the top level, so the body is read here too.
+    const failed = { body: '' };
+    const client = this.client.withOptions({ fetch: recordFailures(this.fetchImpl, failed) });
+    try {
+      return await client.chat.completions
+        .create(body, { signal, headers: { accept: stream ? 'text/event-stream' : 'application/json' } })
+        .asResponse();
+    } catch (error) {
+      const failure = apiFailure(error);
+      if (failure?.status !== undefined) throw this.httpError(failure.status, failed.body || failure.error);
+      throw error;
+    }
   }
 
-  private async httpError(response: Response, call: Call): Promise<KbqaError> {
-    let detail = '';
-    try {
-      detail = errorDetail(await call.run(() => response.text()));
-    } catch (error) {
-      if (call.signal.aborted) return call.translate(error);
-    }
+  private httpError(status: number, body: unknown): KbqaError {
+    const detail = typeof body === 'string' ? errorDetail(body) : errorDetail({ error: body });
     const hint =
-      response.status === 401 || response.status === 403
+      status === 401 || status === 403
         ? ' (check the API key)'
-        : response.status === 404
+        : status === 404
           ? ' (check the base URL and the model name)'
           : '';
-    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    const message = `LLM endpoint ${this.endpoint} answered ${status}${hint}${detail ? `: ${detail}` : ''}`;
+    const message = `LLM endpoint ${this.endpoint} answered HTTP ${status}${hint}${detail ? `: ${detail}` : ''}`;
     return new KbqaError('LLM_ERROR', this.redact(message));
   }
 
@@ -500,13 +552,13 @@ class Call {
 /** "ECONNREFUSED", "terminated", "other side closed": the useful part of undici's errors. */
 function networkCause(error: unknown): string {
   // Duck-typed: errors from Node's own fetch need not be instances of this realm's Error.
-  if (!isErrorLike(error)) return '';
-  const cause = error.cause;
-  if (isErrorLike(cause)) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code} (${cause.message})` : cause.message;
-  }
-  return error.message;
+  // The `openai` client wraps fetch's error, which wraps the socket's: the deepest one names it.
+  let deepest: unknown = error;
+  for (let depth = 0; depth < 4 && isErrorLike(deepest) && isErrorLike(deepest.cause); depth++)
+    deepest = deepest.cause;
+  if (!isErrorLike(deepest)) return '';
+  const code = (deepest as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code} (${deepest.message})` : deepest.message;
 }
 
 function isErrorLike(value: unknown): value is { message: string; cause?: unknown } {
@@ -517,38 +569,58 @@ function isErrorLike(value: unknown): value is { message: string; cause?: unknow
   );
 }
 
-interface StreamChunk {
-  content: string;
-  finished: boolean;
-  /** `delta.tool_calls` as sent, when present. */
-  toolCalls?: unknown;
+/** The status (none for an error event of a stream) and error body of the `openai` client's APIError. */
+function apiFailure(error: unknown): { status: number | undefined; error: unknown } | undefined {
+  if (!(error instanceof APIError)) return undefined;
+  const { status, error: body } = error as { status: number | undefined; error: unknown };
+  return { status, error: body };
 }
 
-function parseStreamEvent(data: string, endpoint: string): StreamChunk {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    throw new KbqaError(
-      'LLM_ERROR',
-      `LLM endpoint ${endpoint} sent a malformed stream event: ${clip(data, 120)}`,
-    );
-  }
-  if (!isRecord(value))
-    throw new KbqaError('LLM_ERROR', `LLM endpoint ${endpoint} sent a malformed stream event`);
-  if (value.error !== undefined) {
-    throw new KbqaError(
-      'LLM_ERROR',
-      `LLM endpoint ${endpoint} failed during the answer: ${errorDetail(value)}`,
-    );
-  }
-  const choice = Array.isArray(value.choices) ? (value.choices[0] as unknown) : undefined;
-  if (!isRecord(choice)) return { content: '', finished: false };
-  const delta = isRecord(choice.delta) ? choice.delta : isRecord(choice.message) ? choice.message : {};
-  const content =
-    typeof delta.content === 'string' ? delta.content : typeof choice.text === 'string' ? choice.text : '';
-  const finished = typeof choice.finish_reason === 'string' && choice.finish_reason !== '';
-  return { content, finished, toolCalls: delta.tool_calls ?? undefined };
+/** A fetch that keeps the body of a failed response in `into` (the client reads its own copy). */
+function recordFailures(fetchImpl: typeof fetch, into: { body: string }): typeof fetch {
+  return async (input, init) => {
+    const response = await fetchImpl(input, init);
+    if (!response.ok)
+      into.body = await response
+        .clone()
+        .text()
+        .catch(() => '');
+    return response;
+  };
+}
+
+/**
+ * Passes the stream through unchanged and notes whether its `data: [DONE]` line came: the
+ * `openai` client stops there but does not tell a finished stream from one cut short, and [DONE]
+ * without a finish_reason is a complete answer from several compatible servers.
+ */
+function watchDone(body: ReadableStream<Uint8Array>): { body: ReadableStream<Uint8Array>; seen: boolean } {
+  const watch = { body, seen: false };
+  const decoder = new TextDecoder();
+  // The end of the last piece (the sentinel may be split between pieces); the stream's start
+  // counts as the start of a line.
+  let tail = '\n';
+  watch.body = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(bytes, controller) {
+        if (!watch.seen) {
+          const text = tail + decoder.decode(bytes, { stream: true });
+          if (/[\r\n]data: ?\[DONE\][ \t]*(?:[\r\n]|$)/.test(text)) watch.seen = true;
+          tail = text.slice(-16);
+        }
+        controller.enqueue(bytes);
+      },
+    }),
+  );
+  return watch;
+}
+
+/** A choice of a stream event as compatible servers send it (some put `message` or `text` there). */
+interface StreamChoice {
+  finish_reason?: string | null;
+  delta?: { content?: unknown; tool_calls?: unknown };
+  message?: { content?: unknown; tool_calls?: unknown };
+  text?: unknown;
 }
 
 /** `message.tool_calls` of a whole (non-streamed) completion, when it has calls. */

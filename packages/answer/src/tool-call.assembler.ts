@@ -16,7 +16,9 @@ interface PendingCall {
  * `delta.tool_calls` keyed by `index`: the id and name usually in the first, the arguments
  * JSON split over the rest. Non-streamed, `message.tool_calls` holds whole calls (their
  * position is their index). Servers that send no id get `call_<index>`, as the tool message
- * must name the call it answers.
+ * must name the call it answers. The `openai` client's ChatCompletionStream assembles calls
+ * too, but refuses a fragment without `index` and appends object arguments as text, and
+ * compatible servers send both.
  */
 export class ToolCallAssembler {
   private readonly calls = new Map<number, PendingCall>();

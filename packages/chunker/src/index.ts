@@ -9,4 +9,3 @@
 export { MarkdownChunker } from './markdown.chunker';
 export { embeddingText } from './embedding-text';
 export { DEFAULT_SUMMARY_MAX_CHARS, documentTitle, summaryChunk } from './summary';
-export { parseMarkdown, type MarkdownBlock, type BlockKind, type Fence } from './markdown.parser';

@@ -7,9 +7,15 @@ import {
   type DocumentPart,
   type LoadedDocument,
 } from '@kbqa/core';
-import { extractiveSummary, sentenceStarts, stripCallouts } from '@kbqa/text';
+import {
+  extractiveSummary,
+  sentenceStarts,
+  stripCallouts,
+  parseMarkdown,
+  type BlockKind,
+  type MarkdownBlock,
+} from '@kbqa/text';
 import { withContentHash } from './embedding-text';
-import { parseMarkdown, type BlockKind, type MarkdownBlock } from './markdown.parser';
 import { splitBlock, splitText } from './split';
 import { DEFAULT_SUMMARY_MAX_CHARS, documentTitle } from './summary';
 

@@ -2,8 +2,7 @@
  * Splitting of blocks that do not fit in one chunk. Every function here is linear in its input:
  * boundaries are found by a forward scan and every backward search is bounded by the piece size.
  */
-import { sentenceSlices } from '@kbqa/text';
-import { fenceOpen, isFenceClose, type MarkdownBlock } from './markdown.parser';
+import { sentenceSlices, fenceOpen, isFenceClose, type MarkdownBlock } from '@kbqa/text';
 
 function isWhitespace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;

@@ -1,6 +1,6 @@
 import type { ChunkDraft, LoadedDocument } from '@kbqa/core';
 import { withContentHash } from './embedding-text';
-import { parseMarkdown, type MarkdownBlock } from './markdown.parser';
+import { parseMarkdown, type MarkdownBlock } from '@kbqa/text';
 
 /** Summary length used when `summarize.maxChars` is not given. */
 export const DEFAULT_SUMMARY_MAX_CHARS = 600;

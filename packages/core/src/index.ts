@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './abort';
 export * from './documents';
 export * from './chunker';
 export * from './loader';

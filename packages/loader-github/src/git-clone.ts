@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KbqaError } from '@kbqa/core';
+import { abortedError, KbqaError } from '@kbqa/core';
 
 export interface CloneOptions {
   gitBinary: string;
@@ -117,7 +117,7 @@ function classify(stderr: string, code: number | null): KbqaError {
  */
 export function cloneRepository(options: CloneOptions, path: string | undefined): Promise<void> {
   const { signal } = options;
-  if (signal.aborted) return Promise.reject(new KbqaError('ABORTED', 'the load was cancelled'));
+  if (signal.aborted) return Promise.reject(abortedError());
   return new Promise<void>((resolve, reject) => {
     const child = spawn(
       options.gitBinary,
@@ -143,7 +143,7 @@ export function cloneRepository(options: CloneOptions, path: string | undefined)
         child.kill('SIGKILL');
       }
     };
-    const onAbort = (): void => stop(new KbqaError('ABORTED', 'the load was cancelled'));
+    const onAbort = (): void => stop(abortedError());
     signal.addEventListener('abort', onAbort, { once: true });
     const timeout = setTimeout(
       () =>

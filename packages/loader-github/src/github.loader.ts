@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   KbqaError,
+  throwIfAborted,
   type AddressGuard,
   type SkipCode,
   type LoadContext,
@@ -43,10 +44,6 @@ export interface GithubLoaderOptions {
 }
 
 const NUL_SNIFF_BYTES = 8000;
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
-}
 
 /**
  * Ingests the documentation files of a repository's main branch: a hardened shallow clone into

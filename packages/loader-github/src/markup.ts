@@ -1,3 +1,5 @@
+import { fenceOpen, indentWidth, isFenceClose, parseMarkdown, type Fence } from '@kbqa/text';
+
 /** Markup families the loader turns into markdown. */
 export type Markup = 'markdown' | 'mdx' | 'rst' | 'asciidoc' | 'text';
 
@@ -6,8 +8,6 @@ export interface ConvertedFile {
   /** Title from front matter or the first heading, when there is one. */
   title?: string;
 }
-
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 
 /** Splits off YAML (`---`) or TOML (`+++`) front matter and returns its `title`, if any. */
 export function stripFrontMatter(text: string): { body: string; title?: string } {
@@ -21,16 +21,15 @@ export function stripFrontMatter(text: string): { body: string; title?: string }
 /** Calls `fn` on every line outside fenced code blocks; fenced lines pass through unchanged. */
 function mapOutsideFences(lines: string[], fn: (line: string, index: number) => string | null): string[] {
   const out: string[] = [];
-  let fence: string | undefined;
+  let fence: Fence | null = null;
   lines.forEach((line, index) => {
-    const open = FENCE.exec(line);
     if (fence) {
       out.push(line);
-      if (open && open[1]?.[0] === fence[0] && (open[1]?.length ?? 0) >= fence.length) fence = undefined;
+      if (isFenceClose(line, fence)) fence = null;
       return;
     }
-    if (open) {
-      fence = open[1];
+    fence = indentWidth(line) <= 3 ? fenceOpen(line) : null;
+    if (fence) {
       out.push(line);
       return;
     }
@@ -278,29 +277,10 @@ export function asciidocToMarkdown(text: string): string {
   return out.join('\n');
 }
 
-/** First ATX (`# Title`) or setext heading outside code fences. */
+/** The title of the first heading (ATX `# Title` or setext) that has one, outside code. */
 export function firstHeading(markdown: string): string | undefined {
-  const lines = markdown.split('\n');
-  let fence: string | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    const open = FENCE.exec(line);
-    if (open) {
-      if (!fence) fence = open[1];
-      else if (open[1]?.[0] === fence[0]) fence = undefined;
-      continue;
-    }
-    if (fence) continue;
-    const atx = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
-    if (atx?.[1]) return atx[1].trim();
-    if (
-      line.trim() !== '' &&
-      /^\s{0,3}(=+|-+)\s*$/.test(lines[i + 1] ?? '') &&
-      !/^\s{0,3}[-*+>]/.test(line)
-    ) {
-      return line.trim();
-    }
-  }
+  for (const block of parseMarkdown(markdown))
+    if (block.kind === 'heading' && block.title) return block.title;
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import {
   KbqaError,
   skipCodeOf,
+  throwIfAborted,
   type SkipCode,
   type LoadContext,
   type LoadedDocument,
@@ -196,8 +197,4 @@ export class SitemapLoader implements SourceLoader {
       return { ok: false, url, error: KbqaError.from(error) };
     }
   }
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
 }

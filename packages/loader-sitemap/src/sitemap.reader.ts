@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
-import { KbqaError, skipCodeOf, type SkippedItem, type WebFetcher } from '@kbqa/core';
+import { KbqaError, skipCodeOf, throwIfAborted, type SkippedItem, type WebFetcher } from '@kbqa/core';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -80,7 +80,7 @@ export async function* readSitemap(
 
   while (stack.length > 0) {
     const { url: current, depth } = stack.pop()!;
-    if (signal?.aborted) throw new KbqaError('ABORTED', 'the sitemap read was cancelled');
+    throwIfAborted(signal);
     const isRoot = depth === 0;
     const remaining = maxTotalBytes - totalBytes;
     if (remaining <= 0) {

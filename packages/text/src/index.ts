@@ -6,8 +6,9 @@
  *   queries, `isStopWord(word)`.
  * - Sentences: `sentenceStarts(text)` (cut points), `sentenceSlices(text)` (lossless pieces),
  *   `splitSentences(text)` (trimmed sentences).
- * - Markdown: `splitMarkdownUnits(markdown)` (sentences and code blocks under their headings),
- *   `cleanInline(text)`.
+ * - Markdown: `parseMarkdown(markdown)` (the one block parser: headings, paragraphs, quotes, tables,
+ *   lists, code) and its line tests (`fenceOpen`, `isFenceClose`, `indentWidth`),
+ *   `splitMarkdownUnits(markdown)` (sentences and code blocks under their headings), `cleanInline(text)`.
  * - Markup that is not prose (admonition markers, directives, HTML comments): `cleanMarkup(markdown)`.
  * - Callout boxes of docs generators, stripped before chunking, their text kept: `stripCallouts(markdown)`,
  *   `calloutTitle(title)` ('' for a title that only names the callout's kind).
@@ -19,6 +20,15 @@
  */
 export { STOP_WORDS, QUERY_STOP_WORDS, isStopWord } from './stop-words';
 export { sentenceStarts, sentenceSlices, splitSentences } from './sentences';
+export {
+  fenceOpen,
+  indentWidth,
+  isFenceClose,
+  parseMarkdown,
+  type BlockKind,
+  type Fence,
+  type MarkdownBlock,
+} from './markdown-blocks';
 export { cleanInline, splitMarkdownUnits, type TextUnit } from './markdown-units';
 export { cleanMarkup } from './markup';
 export { calloutTitle, stripCallouts } from './callouts';

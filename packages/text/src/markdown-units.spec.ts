@@ -67,3 +67,24 @@ describe('splitMarkdownUnits in quotes', () => {
     ]);
   });
 });
+
+describe('splitMarkdownUnits on the blocks of parseMarkdown', () => {
+  it('keeps a fence inside a list item as one code unit, dedented to the item', () => {
+    const units = splitMarkdownUnits('- Install it:\n\n  ```sh\n  npm i x\n  ```\n- Done');
+    expect(units.map((u) => [u.kind, u.text, u.listItem ?? false])).toEqual([
+      ['sentence', 'Install it:', true],
+      ['code', '```sh\nnpm i x\n```', false],
+      ['sentence', 'Done', true],
+    ]);
+  });
+
+  it('reads nested quotes without their markers', () => {
+    expect(splitMarkdownUnits('> > Deeply quoted.').map((u) => u.text)).toEqual(['Deeply quoted.']);
+  });
+
+  it('reads each table row as its cells and skips the delimiter row', () => {
+    expect(
+      splitMarkdownUnits('| Option | Default |\n|---|---|\n| `port` | 3000 |').map((u) => u.text),
+    ).toEqual(['Option; Default', '`port`; 3000']);
+  });
+});

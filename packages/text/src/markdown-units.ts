@@ -1,3 +1,4 @@
+import { listMarker, parseMarkdown, type Fence, type MarkdownBlock } from './markdown-blocks';
 import { codeSpans, splitSentences } from './sentences';
 
 /**
@@ -27,15 +28,12 @@ interface Block {
   listItem?: true;
 }
 
-const FENCE_OPEN = /^(\s*)(`{3,}|~{3,})(.*)$/;
-const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const SETEXT_UNDERLINE = /^\s{0,3}(=+|-+)\s*$/;
-const THEMATIC_BREAK = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
 const HTML_ONLY_LINE = /^\s*(<\/?[A-Za-z][^>]*>\s*)+([^<]*<\/[A-Za-z][^>]*>\s*)*$/;
 const TABLE_ROW = /^\s*\|.*\|\s*$/;
 const TABLE_SEPARATOR = /^\s*\|?(\s*:?-{2,}:?\s*\|)+\s*(:?-{2,}:?\s*)?\|?\s*$/;
-const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+(.*)$/;
-const BLOCKQUOTE = /^\s*>\s?(.*)$/;
+const QUOTE_MARKER = /^\s*>\s?/;
+/** Quotes and list items nest; past this depth their lines are read as plain text. */
+const MAX_NESTING = 8;
 
 /** Splits markdown into sentences and code blocks, in document order. */
 export function splitMarkdownUnits(markdown: string): TextUnit[] {
@@ -67,117 +65,140 @@ export function splitMarkdownUnits(markdown: string): TextUnit[] {
 }
 
 function parseBlocks(markdown: string): Block[] {
-  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const blocks: Block[] = [];
-  let heading = '';
-  let paragraph: string[] = [];
-  let listItem = false;
-
-  const flush = (): void => {
-    const text = paragraph.join(' ').trim();
-    if (text)
-      blocks.push({ kind: 'paragraph', text, heading, ...(listItem ? { listItem: true as const } : {}) });
-    paragraph = [];
-    listItem = false;
-  };
-
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] ?? '';
-    // A fence may sit inside a blockquote ("> ```js"); its lines then carry the quote marker.
-    const quoted = BLOCKQUOTE.exec(line);
-    const unquote = quoted && FENCE_OPEN.test(quoted[1] ?? '') ? stripQuote : (l: string): string => l;
-    const fence = FENCE_OPEN.exec(unquote(line));
-    if (fence) {
-      flush();
-      const indent = fence[1]?.length ?? 0;
-      const marker = fence[2] ?? '```';
-      const closing = new RegExp(`^\\s*${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`);
-      const body: string[] = [dedent(unquote(line), indent)];
-      let closed = false;
-      for (i++; i < lines.length; i++) {
-        const inner = unquote(lines[i] ?? '');
-        body.push(dedent(inner, indent));
-        if (closing.test(inner)) {
-          closed = true;
-          break;
-        }
-      }
-      // A chunk boundary can cut a block; close it so the answer's markdown stays well formed.
-      if (!closed) {
-        while (body.length > 1 && (body[body.length - 1] ?? '').trim() === '') body.pop();
-        body.push(marker);
-      }
-      blocks.push({ kind: 'code', text: body.join('\n'), heading });
-      continue;
-    }
-    const headingMatch = HEADING.exec(line);
-    if (headingMatch) {
-      flush();
-      heading = cleanInline(headingMatch[2] ?? '');
-      continue;
-    }
-    if (paragraph.length === 1 && SETEXT_UNDERLINE.test(line)) {
-      heading = cleanInline(paragraph[0] ?? '');
-      paragraph = [];
-      continue;
-    }
-    if (line.trim() === '' || THEMATIC_BREAK.test(line)) {
-      flush();
-      continue;
-    }
-    if (HTML_ONLY_LINE.test(line)) {
-      flush();
-      continue;
-    }
-    if (TABLE_ROW.test(line)) {
-      flush();
-      if (!TABLE_SEPARATOR.test(line)) {
-        const cells = splitTableRow(line);
-        if (cells.length > 0) blocks.push({ kind: 'paragraph', text: cells.join('; '), heading });
-      }
-      continue;
-    }
-    const item = LIST_ITEM.exec(line);
-    if (item) {
-      flush();
-      paragraph.push((item[1] ?? '').trim());
-      listItem = true;
-      continue;
-    }
-    const quote = BLOCKQUOTE.exec(line);
-    if (quote) {
-      const content = (quote[1] ?? '').trim();
-      // A heading inside a quote ("> ## Security Releases") heads what follows, as outside it;
-      // kept as text it was quoted as a sentence ("## Security Releases").
-      const quotedHeading = HEADING.exec(content);
-      if (quotedHeading) {
-        flush();
-        heading = cleanInline(quotedHeading[2] ?? '');
-        continue;
-      }
-      // A list inside a quote ("> * Calling…") is one unit per item, as outside it.
-      const quotedItem = LIST_ITEM.exec(content);
-      if (content === '' || quotedItem) flush();
-      if (quotedItem) {
-        paragraph.push((quotedItem[1] ?? '').trim());
-        listItem = true;
-      } else if (content !== '') paragraph.push(content);
-      continue;
-    }
-    paragraph.push(line.trim());
-  }
-  flush();
+  const state = { heading: '' };
+  readBlocks(parseMarkdown(markdown), 0, state, blocks);
   return blocks;
 }
 
-function stripQuote(line: string): string {
-  return line.replace(/^\s*>\s?/, '');
+/**
+ * Turns the blocks of {@link parseMarkdown} into units' blocks: headings set the heading of what
+ * follows, quotes and list items are read again without their markers (a heading in a quote heads
+ * what follows, each list item is its own block), code stays whole and dedented to its fence.
+ */
+function readBlocks(parsed: MarkdownBlock[], depth: number, state: { heading: string }, out: Block[]): void {
+  for (const block of parsed) {
+    switch (block.kind) {
+      case 'heading':
+        state.heading = cleanInline(block.title);
+        break;
+      case 'code':
+        if (block.fence)
+          out.push({ kind: 'code', text: fencedCode(block, block.fence), heading: state.heading });
+        // Indented code reads as text: four-space indents in docs are more often stray than code.
+        else readLines(block.lines, false, state, out);
+        break;
+      case 'paragraph':
+        readLines(block.text.split('\n'), false, state, out);
+        break;
+      case 'table':
+        readLines(block.lines, false, state, out);
+        break;
+      case 'quote':
+        if (depth >= MAX_NESTING) readLines(block.lines, false, state, out);
+        else
+          readBlocks(
+            parseMarkdown(block.lines.map((l) => l.replace(QUOTE_MARKER, '')).join('\n')),
+            depth + 1,
+            state,
+            out,
+          );
+        break;
+      case 'list':
+        block.itemStarts.forEach((from, k) => {
+          const lines = block.lines.slice(from, block.itemStarts[k + 1] ?? block.lines.length);
+          if (depth >= MAX_NESTING) return readLines(lines, true, state, out);
+          const first = out.length;
+          readBlocks(parseMarkdown(itemContent(lines)), depth + 1, state, out);
+          // The item's first paragraph is what its marker introduces; text after a blank line is not.
+          const lead = out[first];
+          if (lead?.kind === 'paragraph' && lead.listItem === undefined)
+            out[first] = { ...lead, listItem: true };
+        });
+        break;
+    }
+  }
+}
+
+/** Lines of text: blank and HTML-only lines end a block, each table row is a block of its cells. */
+function readLines(
+  lines: readonly string[],
+  listItem: boolean,
+  state: { heading: string },
+  out: Block[],
+): void {
+  let paragraph: string[] = [];
+  let lead = listItem;
+  const flush = (): void => {
+    const text = paragraph.join(' ').trim();
+    if (text)
+      out.push({
+        kind: 'paragraph',
+        text,
+        heading: state.heading,
+        ...(lead ? { listItem: true as const } : {}),
+      });
+    paragraph = [];
+    lead = false;
+  };
+  for (const line of lines) {
+    if (line.trim() === '' || HTML_ONLY_LINE.test(line)) {
+      flush();
+    } else if (TABLE_ROW.test(line)) {
+      flush();
+      if (!TABLE_SEPARATOR.test(line)) {
+        const cells = splitTableRow(line);
+        if (cells.length > 0) out.push({ kind: 'paragraph', text: cells.join('; '), heading: state.heading });
+      }
+    } else {
+      paragraph.push(line.trim());
+    }
+  }
+  flush();
+}
+
+/** A list item's text without its marker, its continuation lines dedented to the item's content. */
+function itemContent(lines: readonly string[]): string {
+  const first = lines[0] ?? '';
+  const marker = listMarker(first);
+  const contentIndent = marker?.contentIndent ?? 0;
+  const head = marker ? first.slice(markerEnd(first)).trimStart() : first.trim();
+  return [head, ...lines.slice(1).map((l) => dedentColumns(l, contentIndent))].join('\n');
+}
+
+/** Index just past a list marker (`-`, `*`, `+`, `1.`, `1)`) and the spaces before it. */
+function markerEnd(line: string): number {
+  const m = /^[ \t]*(?:[-*+]|\d{1,9}[.)])/.exec(line);
+  return m ? m[0].length : 0;
+}
+
+function fencedCode(block: Extract<MarkdownBlock, { kind: 'code' }>, fence: Fence): string {
+  const indent = fence.indent.length;
+  const body = [block.open, ...block.lines].map((l) => dedent(l, indent));
+  // A chunk boundary can cut a block; close it so the answer's markdown stays well formed.
+  if (block.closed) return [...body, dedent(block.close, indent)].join('\n');
+  while (body.length > 1 && (body[body.length - 1] ?? '').trim() === '') body.pop();
+  return [...body, fence.marker].join('\n');
 }
 
 function dedent(line: string, indent: number): string {
   let n = 0;
   while (n < indent && line[n] === ' ') n++;
   return line.slice(n);
+}
+
+/** Drops up to `columns` columns of leading spaces and tabs (a tab reaches the next multiple of 4). */
+function dedentColumns(line: string, columns: number): string {
+  let cols = 0;
+  let i = 0;
+  while (i < line.length && cols < columns) {
+    const c = line[i];
+    if (c === ' ') cols++;
+    else if (c === '\t') cols += 4 - (cols % 4);
+    else break;
+    i++;
+  }
+  return line.slice(i);
 }
 
 function splitTableRow(line: string): string[] {

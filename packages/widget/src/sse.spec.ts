@@ -1,8 +1,8 @@
-import { controlName, SseParser } from './sse';
+import { controlName, ChatStreamParser } from './sse';
 
-describe(SseParser.name, () => {
+describe(ChatStreamParser.name, () => {
   it('yields events only once their blank line arrives, across arbitrary splits', () => {
-    const parser = new SseParser();
+    const parser = new ChatStreamParser();
     const wire =
       'data: {"chunk":"<|source|>","metadata":[]}\n\ndata: {"chunk":"Hel"}\n\ndata: {"chunk":"lo"}\r\n\r\n';
     const events = [];
@@ -11,7 +11,7 @@ describe(SseParser.name, () => {
   });
 
   it('skips comments and data that is not a chat event', () => {
-    const parser = new SseParser();
+    const parser = new ChatStreamParser();
     expect(parser.push(': ping\n\ndata: not json\n\ndata: {"x":1}\n\ndata: {"chunk":"ok"}\n\n')).toEqual([
       { chunk: 'ok' },
     ]);

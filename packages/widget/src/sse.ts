@@ -1,3 +1,5 @@
+import { SseParser } from './sse-parser';
+
 /** One event of the serviceChat stream (SPEC.md "Events"). */
 export interface ChatEvent {
   chunk: string;
@@ -13,35 +15,26 @@ export interface StreamedSource {
 }
 
 /**
- * Splits a Server-Sent Events byte stream into events as they complete. Pieces of the network
- * stream end anywhere (mid-line, mid-character), so the tail is kept until its blank line comes.
+ * Turns the serviceChat byte stream into chat events as they complete. Pieces of the network
+ * stream end anywhere (mid-line, mid-character); the SSE framing is {@link SseParser}'s.
  */
-export class SseParser {
-  private buffer = '';
+export class ChatStreamParser {
+  private readonly sse = new SseParser();
 
   /** Feeds decoded text; returns the events it completed. */
   push(text: string): ChatEvent[] {
-    this.buffer += text.replace(/\r\n?/g, '\n');
-    const events: ChatEvent[] = [];
-    let end: number;
-    while ((end = this.buffer.indexOf('\n\n')) >= 0) {
-      const block = this.buffer.slice(0, end);
-      this.buffer = this.buffer.slice(end + 2);
-      const data = block
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (!data) continue;
-      try {
-        const parsed = JSON.parse(data) as Partial<ChatEvent>;
-        if (parsed && typeof parsed.chunk === 'string') events.push(parsed as ChatEvent);
-      } catch {
-        // A line that is not JSON is not ours to show; the stream goes on.
-      }
-    }
-    return events;
+    return this.sse.push(text).flatMap(chatEvent);
   }
+}
+
+function chatEvent(data: string): ChatEvent[] {
+  try {
+    const parsed = JSON.parse(data) as Partial<ChatEvent> | null;
+    if (parsed && typeof parsed.chunk === 'string') return [parsed as ChatEvent];
+  } catch {
+    // Data that is not JSON is not ours to show; the stream goes on.
+  }
+  return [];
 }
 
 /** Control events look like `<|name|>`; every other chunk is a piece of the answer. */

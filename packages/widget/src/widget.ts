@@ -14,7 +14,7 @@ import {
   type CitedPage,
   webAddress,
 } from '@kbqa/text/citations';
-import { controlName, SseParser, type StreamedSource } from './sse';
+import { controlName, ChatStreamParser, type StreamedSource } from './sse';
 import { CSS } from './styles';
 import { pageTheme, type Theme } from './theme';
 import { metaContent, pageVersion } from './version';
@@ -344,7 +344,7 @@ class Widget {
       );
       if (!res.body) throw new WidgetError('Sorry, this browser cannot read streamed answers.');
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      const parser = new SseParser();
+      const parser = new ChatStreamParser();
       let messageId: number | undefined;
       let frame = 0;
       // The whole answer is renumbered at every paint: a page's number is fixed by the first

@@ -1,4 +1,4 @@
-import { SseParser } from './sse.parser';
+import { SseParser } from './sse-parser';
 
 describe(SseParser.name, () => {
   it('returns the data of complete events however the text is split', () => {

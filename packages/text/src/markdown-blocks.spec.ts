@@ -1,4 +1,4 @@
-import { parseMarkdown } from './markdown.parser';
+import { parseMarkdown } from './markdown-blocks';
 
 const kinds = (text: string): string[] => parseMarkdown(text).map((b) => b.kind);
 

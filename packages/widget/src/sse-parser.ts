@@ -1,8 +1,9 @@
 /**
- * Incremental Server-Sent Events parser (the subset chat completion streams use): feeds on
- * decoded text as it arrives, however the bytes were split, and returns the `data` of each
- * completed event. Handles LF, CRLF and CR line ends (also split between pieces), multi-line
- * data, comments (": keep-alive") and fields other than data (ignored).
+ * Incremental Server-Sent Events parser (the subset chat streams use): feeds on decoded text as
+ * it arrives, however the bytes were split, and returns the `data` of each completed event.
+ * Handles LF, CRLF and CR line ends (also split between pieces), multi-line data, comments
+ * (": keep-alive") and fields other than data (ignored). The server side reads model streams
+ * with the `openai` client (@kbqa/answer), so the widget is this parser's only user.
  */
 export class SseParser {
   private buffer = '';

@@ -1,6 +1,8 @@
 /**
- * A small line-based markdown block parser: just enough structure for chunking. One pass over
- * the lines, no backtracking regular expressions, so time is linear in the input size.
+ * The one markdown block parser of kbqa: a small line-based one, just enough structure for
+ * chunking (@kbqa/chunker), answer units (`splitMarkdownUnits`) and titles (@kbqa/loader-github).
+ * One pass over the lines, no backtracking regular expressions, so time is linear in the input
+ * size. It imports nothing, so the widget can bundle what depends on it.
  */
 
 /** The opening of a fenced code block. */
@@ -19,10 +21,19 @@ export type MarkdownBlock =
   /** `lines` are the source lines; `itemStarts` the indexes of lines that start a top-level item. */
   | { kind: 'list'; text: string; lines: string[]; itemStarts: number[] }
   /**
-   * Fenced code (`open` and `close` are the fence lines, `close` synthesized when the source
-   * never closed it; `lines` is the body) or indented code (`fence` null, no fence lines).
+   * Fenced code (`open` and `close` are the fence lines, `close` synthesized and `closed` false
+   * when the source never closed it; `lines` is the body) or indented code (`fence` null, no
+   * fence lines).
    */
-  | { kind: 'code'; text: string; lines: string[]; fence: Fence | null; open: string; close: string };
+  | {
+      kind: 'code';
+      text: string;
+      lines: string[];
+      fence: Fence | null;
+      open: string;
+      close: string;
+      closed: boolean;
+    };
 
 export type BlockKind = MarkdownBlock['kind'];
 
@@ -49,7 +60,7 @@ function firstNonSpace(line: string): number {
 }
 
 /** Indentation in columns (a tab counts to the next multiple of 4). */
-function indentWidth(line: string): number {
+export function indentWidth(line: string): number {
   let cols = 0;
   for (let i = 0; i < line.length; i++) {
     const c = line.charCodeAt(i);
@@ -131,7 +142,7 @@ function isThematicBreak(line: string): boolean {
 }
 
 /** A list item marker; returns the column where the item's content starts. */
-function listMarker(line: string): { indent: number; contentIndent: number } | null {
+export function listMarker(line: string): { indent: number; contentIndent: number } | null {
   const start = firstNonSpace(line);
   const indent = indentWidth(line);
   const ch = line[start];
@@ -234,7 +245,7 @@ export function parseMarkdown(text: string): MarkdownBlock[] {
         const body = lines.slice(i + 1, closed ? j : n);
         const close = closed ? (lines[j] ?? '') : fence.indent + fence.marker;
         const text = [line, ...body, close].join('\n').trim();
-        blocks.push({ kind: 'code', text, lines: body, fence, open: line, close });
+        blocks.push({ kind: 'code', text, lines: body, fence, open: line, close, closed });
         i = end;
         continue;
       }
@@ -317,7 +328,15 @@ export function parseMarkdown(text: string): MarkdownBlock[] {
       }
       const codeLines = lines.slice(i, last + 1);
       const text = codeLines.join('\n').trimEnd();
-      blocks.push({ kind: 'code', text, lines: codeLines, fence: null, open: '', close: '' });
+      blocks.push({
+        kind: 'code',
+        text,
+        lines: codeLines,
+        fence: null,
+        open: '',
+        close: '',
+        closed: true,
+      });
       i = last + 1;
       continue;
     }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { ADMIN_OPENAPI_PATH, createAdminOpenApiDocument } from './admin/openapi';
 import { AppModule } from './app.module';
 import { KbqaLogger } from './common/kbqa-logger';
@@ -55,4 +56,25 @@ export async function createApp(
   await app.init();
   await instance.ready();
   return app;
+}
+
+/**
+ * The operator API's OpenAPI document without a server, for the dashboard's generated types
+ * (apps/dashboard/scripts/gen-types.cjs). Nest's preview mode wires the modules but creates no
+ * provider, so no database, queue or model is opened.
+ */
+export async function buildAdminOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    new FastifyAdapter(),
+    {
+      preview: true,
+      logger: false,
+    },
+  );
+  try {
+    return createAdminOpenApiDocument(app, config.version);
+  } finally {
+    await app.close();
+  }
 }

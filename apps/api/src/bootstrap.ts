@@ -17,9 +17,9 @@ import { registerUploads } from './ingestion/uploads';
 
 /**
  * Builds the HTTP application (ready, not listening), as main.ts and the e2e tests use it.
- * Fastify rather than Express: Nest on Express served 3,100 requests/s for an empty handler on
- * these 2-core machines against 9,200 on Fastify, and Express alone would cap newConversation
- * at about half of a bare node:http server.
+ * Fastify rather than Express: Nest on Express served an empty handler at a third of Fastify's
+ * rate, and Express alone would cap newConversation well below a bare node:http server
+ * (docs/benchmarks.md, "Design figures").
  */
 export async function createApp(
   config: AppConfig,

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, type TestServer } from '@kbqa/core/testing';
 import type { Browser, Page } from 'playwright-core';
 import {
@@ -79,14 +78,36 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     await expect(region.textContent()).resolves.toBe('');
     return region;
   };
+  /** The region's text once it matches, checked once a frame (15 s: a hang guard). */
   const expectSaid = async (region: ReturnType<Page['locator']>, pattern: RegExp) => {
-    const deadline = Date.now() + 15_000;
-    let text = '';
-    while (!pattern.test((text = (await region.textContent()) ?? ''))) {
-      if (Date.now() > deadline) throw new Error(`live region says ${JSON.stringify(text)}, not ${pattern}`);
-      await sleep(100);
-    }
-    return text;
+    const element = await region.elementHandle();
+    const said = await page
+      .waitForFunction(
+        ([el, source, flags]) => {
+          const text = String(Reflect.get(el as object, 'textContent') ?? '');
+          return new RegExp(source, flags).test(text) && text;
+        },
+        [element, pattern.source, pattern.flags] as const,
+        { polling: 'raf', timeout: 15_000 },
+      )
+      .catch(async () => {
+        throw new Error(`live region says ${JSON.stringify(await region.textContent())}, not ${pattern}`);
+      });
+    return (await said.jsonValue()) as string;
+  };
+  /**
+   * Resolves once Chart.js has taken every canvas of the page (it marks a canvas it owns with
+   * `$chartjs`) and two frames have run since, so its resize observers have sized them.
+   */
+  const chartsDrawn = async () => {
+    await page.waitForFunction(
+      "[...document.querySelectorAll('canvas')].every((c) => '$chartjs' in c)",
+      undefined,
+      {
+        polling: 'raf',
+      },
+    );
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
   };
 
   it('has an h1 and a page title on the login page and after login', async () => {
@@ -182,7 +203,7 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     await page.setViewportSize({ width: 390, height: 844 });
     for (const label of PAGES) {
       await go(label);
-      await sleep(200); // charts and tables settle
+      await chartsDrawn();
       await screenshot(page, `dashboard-phone-${label.toLowerCase()}`);
       expect([label, await seriousAxeViolations(page)]).toEqual([label, []]);
       const width = await page.evaluate('document.documentElement.scrollWidth');

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { ADMIN_OPENAPI_PATH, createAdminOpenApiDocument } from './admin/openapi';
 import { AppModule } from './app.module';
 import { KbqaLogger } from './common/kbqa-logger';
@@ -16,9 +17,9 @@ import { registerUploads } from './ingestion/uploads';
 
 /**
  * Builds the HTTP application (ready, not listening), as main.ts and the e2e tests use it.
- * Fastify rather than Express: Nest on Express served 3,100 requests/s for an empty handler on
- * these 2-core machines against 9,200 on Fastify, and Express alone would cap newConversation
- * at about half of a bare node:http server.
+ * Fastify rather than Express: Nest on Express served an empty handler at a third of Fastify's
+ * rate, and Express alone would cap newConversation well below a bare node:http server
+ * (docs/benchmarks.md, "Design figures").
  */
 export async function createApp(
   config: AppConfig,
@@ -55,4 +56,25 @@ export async function createApp(
   await app.init();
   await instance.ready();
   return app;
+}
+
+/**
+ * The operator API's OpenAPI document without a server, for the dashboard's generated types
+ * (apps/dashboard/scripts/gen-types.cjs). Nest's preview mode wires the modules but creates no
+ * provider, so no database, queue or model is opened.
+ */
+export async function buildAdminOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    new FastifyAdapter(),
+    {
+      preview: true,
+      logger: false,
+    },
+  );
+  try {
+    return createAdminOpenApiDocument(app, config.version);
+  } finally {
+    await app.close();
+  }
 }

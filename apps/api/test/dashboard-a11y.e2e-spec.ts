@@ -67,9 +67,24 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     await expect(region.textContent()).resolves.toBe('');
     return region;
   };
+  /** The region's text once it matches (15 s: a hang guard). */
   const expectSaid = async (region: ReturnType<Page['locator']>, pattern: RegExp) => {
     await expectText(region, pattern, 15_000);
     return (await region.textContent()) ?? '';
+  };
+  /**
+   * Resolves once Chart.js has taken every canvas of the page (it marks a canvas it owns with
+   * `$chartjs`) and two frames have run since, so its resize observers have sized them.
+   */
+  const chartsDrawn = async () => {
+    await page.waitForFunction(
+      "[...document.querySelectorAll('canvas')].every((c) => '$chartjs' in c)",
+      undefined,
+      {
+        polling: 'raf',
+      },
+    );
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))');
   };
 
   it('has an h1 and a page title on the login page and after login', async () => {
@@ -165,6 +180,7 @@ describeBrowser('dashboard accessibility and small screens in headless Chromium'
     await page.setViewportSize({ width: 390, height: 844 });
     for (const label of PAGES) {
       await go(label);
+      await chartsDrawn();
       await screenshot(page, `dashboard-phone-${label.toLowerCase()}`);
       expect([label, await seriousAxeViolations(page)]).toEqual([label, []]);
       const width = await page.evaluate('document.documentElement.scrollWidth');

@@ -3,8 +3,8 @@ import { TopK } from './top-k';
 /**
  * Per-chunk sums over term score lists in a dense array indexed by chunk id, reused between
  * questions: one pass per list and no per-chunk allocation. Replaces a merge of the lists into a
- * chunks × lists table, which cost some 8 ms a question at 100k chunks (a common word's list
- * holds most of them). Each chunk's sum is built in the order its terms are added, starting
+ * chunks × lists table, whose cost grew with the index (a common word's list holds most of
+ * the chunks). Each chunk's sum is built in the order its terms are added, starting
  * from its first term's value, so it is to the bit the sum `0 + a + b + …` of that order (the
  * SQLite store's sums are FTS5's bm25() of the OR of the terms, see its term-scores.ts).
  */

@@ -4,7 +4,7 @@
  * Higher score is better, ties go to the smaller id. Both stores' hot paths feed it in their own
  * loop ({@link topIds} with a score function, {@link ScoreSum.top} from its dense array), so the
  * call to {@link offer} stays monomorphic: a shared loop calling a score closure made
- * PostgreSQL's lexical p50 at 100k chunks 0.3 ms slower (bench/retrieval/store-scale.js).
+ * PostgreSQL's lexical search measurably slower (bench/retrieval/store-scale.js).
  */
 export class TopK {
   private readonly heapIds: Int32Array;

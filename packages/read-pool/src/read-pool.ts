@@ -32,7 +32,7 @@ export interface ReadPoolOptions {
   /**
    * Runs WAL checkpoints on a thread of their own every so many ms (absent or 0: none). SQLite's
    * automatic checkpoint runs inside the commit of the connection that writes, and under chat load
-   * it made one message insert in a hundred take 5 to 50 ms on the event loop (bench/load.js).
+   * it stalled one message insert in a hundred on the event loop (bench/load.js).
    * Told to {@link onCheckpointer}, so the writing connection turns its own off and on.
    */
   checkpointEveryMs?: number;

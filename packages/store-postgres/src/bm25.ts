@@ -428,7 +428,7 @@ export class Bm25Ranker {
    * Chunk count and average length of the whole index, held for one generation of the index
    * (read first if none was). Read after the generation, so they are at least as new as it: a
    * write in between raises the generation the next read finds, and they are read again. The read
-   * scans every chunk (18 ms at 9,100 chunks under load), so the questions that find it due share
+   * scans every chunk, so the questions that find it due share
    * one: before, each chat in flight ran its own, some 25 at once under 50 clients.
    */
   async indexStats(): Promise<{ rows: number; avgLength: number }> {

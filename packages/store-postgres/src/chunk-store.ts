@@ -526,8 +526,8 @@ export class PostgresChunkStore implements ChunkStore {
    * The hit columns of chunks, from rows held in the process where it has them (see
    * {@link RowCache}: they never change under an id): a question's ids come from posting lists
    * checked against the project's generation, or from a vector search, in the same question, so
-   * the rows are those of the index the question read. One statement a question fewer, about
-   * 1.4 ms of a 4.5 ms lexical search at 100k chunks, and work PostgreSQL no longer does per chat.
+   * the rows are those of the index the question read. One statement a question fewer, and work
+   * PostgreSQL no longer does per chat.
    */
   private async hitRows(ids: number[]): Promise<HitRow[]> {
     if (ids.length === 0) return [];

@@ -25,8 +25,7 @@ interface Pending {
 
 /**
  * Group commit for chat messages. Every chat writes its question and its answer, and one
- * statement and one commit each cost PostgreSQL more than the rows (0.65 to 0.94 ms of its CPU a
- * chat for the two writes, 0.13 to 0.15 ms batched, 25 concurrent chats). So the writes asked for
+ * statement and one commit each cost PostgreSQL more than the rows. So the writes asked for
  * while others are being written go together (a {@link Batcher}): one statement for new
  * conversations and messages, their random ids (randomRecordId) drawn up front so each row's ids
  * are known, one commit. A caller is answered only after that commit.

@@ -10,9 +10,9 @@ export interface PostingList {
 }
 
 /**
- * Postings held by default: about 12 bytes each, so at most some 48 MB, the bound of the SQLite
- * store's term score lists (4M entries of 12 bytes). The 77 benchmark questions at 100k chunks
- * ask about 2.08M postings: at 2M they evicted each other in turn.
+ * Postings held by default: about 12 bytes each, the bound of the SQLite store's term score
+ * lists (4M entries of 12 bytes). Half of it was too few: the benchmark questions' postings
+ * evicted each other in turn.
  */
 export const DEFAULT_CACHED_POSTINGS = 4_000_000;
 /**
@@ -39,12 +39,11 @@ interface Entry {
 
 /**
  * The postings of the lexemes questions ask about, held in the process so BM25 is summed here
- * instead of in PostgreSQL, which spent about 5 ms of CPU a question aggregating some 6,500
- * postings (9,100 chunks) and was the busiest part of a chat. Each list is tagged with its
- * project's generation (migration 4, raised by every write of the project's chunks in the same
- * transaction) and used only while a read of that generation, made in the same statement as any
- * missing lists, finds it unchanged: a question sees the committed index as a query would,
- * whichever process wrote it. Least recently used lists go first past `maxPostings`.
+ * instead of in PostgreSQL, where aggregating the postings was the busiest part of a chat. Each
+ * list is tagged with its project's generation (migration 4, raised by every write of the
+ * project's chunks in the same transaction) and used only while a read of that generation, made
+ * in the same statement as any missing lists, finds it unchanged: a question sees the committed
+ * index as a query would, whichever process wrote it. Least recently used lists go first past `maxPostings`.
  */
 export class PostingsCache {
   private readonly entries = new Map<string, Entry>();
@@ -95,7 +94,7 @@ export class PostingsCache {
       // Named: prepared once per connection, this statement runs on every question. One row a
       // list (and one row with a null `i` when none is missing): a bytea column is decoded from
       // hex natively, while a bytea[] went through node-postgres's array parser character by
-      // character, some 40 ms a question at 100k chunks.
+      // character.
       const { rows } = await this.db.query<{
         generation: number;
         index_generation: number;

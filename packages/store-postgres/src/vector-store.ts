@@ -296,8 +296,8 @@ export class PostgresVectorStore implements VectorStore {
    * candidates until k of them pass the project and filter conditions; results come in relaxed
    * order, so they are sorted again. The two settings are made on the connection (session level,
    * only HNSW scans read them) and made again only when a search needs other values: a
-   * transaction with SET LOCAL cost five round trips a search (0.97 ms on a local server against
-   * 0.30 for the query alone; more between hosts), and PGlite's socket server runs one
+   * transaction with SET LOCAL cost five round trips a search (several times the query alone,
+   * more between hosts), and PGlite's socket server runs one
    * transaction at a time across its connections.
    */
   private async approximate(params: unknown[], join: string, where: string): Promise<ScoredRow[]> {

@@ -48,15 +48,14 @@ const UNSCOPED_SLACK = 20;
 const PRUNE_FROM_ROWS = 20_000;
 /**
  * Index size up to which lexical search sums kept term score lists (see term-scores.ts). A list's
- * first read scores every chunk holding the word: on 1M chunks a word on half of them took
- * seconds, and a question made of words not yet kept measured p99 3.7 s (bench/retrieval/latency.js),
- * where FTS5's pruned match (below) takes 30 ms. Past this size FTS5 ranks, as before.
+ * first read scores every chunk holding the word, which on the largest indexes costs far more
+ * than FTS5's pruned match (below; bench/retrieval/latency.js). Past this size FTS5 ranks, as before.
  */
 const SUMMED_UP_TO_ROWS = 250_000;
 /**
  * How long the index must go unchanged before a search reloads term score lists the last write
- * emptied. A list's first read scores every chunk holding its word (a chat's words cost about
- * 300 ms on 105k chunks), and during an ingestion every commit empties them again: meanwhile FTS5
+ * emptied. A list's first read scores every chunk holding its word, and during an ingestion
+ * every commit empties them again: meanwhile FTS5
  * ranks, as past SUMMED_UP_TO_ROWS (bench/chat.js, chat during a 10,000-document ingestion).
  */
 const LISTS_AFTER_QUIET_MS = 2_000;
@@ -216,8 +215,7 @@ export class SqliteLexicalRanker {
   /**
    * {@link ftsCandidates} from the terms' cached score lists, summed here: the same rows and raw
    * scores as FTS5 gives for the unpruned expressions (see term-scores.ts), without FTS5 scoring
-   * every row that holds a common word. 60k chunks: a chat's search 13 -> 1 ms once its words'
-   * lists are kept (bench/load.js).
+   * every row that holds a common word (bench/load.js).
    */
   private summedCandidates(
     projectId: number,
@@ -276,7 +274,7 @@ export class SqliteLexicalRanker {
    * Reloads, once writes have paused ({@link LISTS_AFTER_QUIET_MS}), the term score lists the last
    * write emptied, most recently used first, for about `budgetMs` (a list is never cut short);
    * returns whether some remain. A read worker calls it while idle, so the first chats after an
-   * ingestion find their words' lists loaded (on 105k chunks a chat's words cost 200-300 ms).
+   * ingestion find their words' lists loaded instead of paying for them.
    */
   warmTermLists(budgetMs: number): boolean {
     const cache = this.termCache;
@@ -443,8 +441,8 @@ export class SqliteLexicalRanker {
   /**
    * {@link rankedRows} of one project's chunks. When the project holds most of the index and no
    * filter applies, the match runs unscoped and the rows of other projects are dropped after:
-   * intersecting with the project token's posting list (every chunk of the project) cost 114 ms
-   * of a 137 ms lexical query at 1M chunks, unscoped 32 ms, same rows (bench/retrieval/latency.js).
+   * intersecting with the project token's posting list (every chunk of the project) was most of
+   * the query, for the same rows (bench/retrieval/latency.js).
    * Scores are the same either way (the project column weighs 0 and bm25's statistics are
    * index-wide); the result is exact whenever the unscoped top holds `limit` of the project's rows
    * or every match, and otherwise the scoped query runs.
@@ -505,7 +503,7 @@ export class SqliteLexicalRanker {
     // The ids already scope it: a project holding most of the index skips the project token (see
     // rankedProjectRows). The rowid range is what FTS5 is given; the `+` keeps the IN list from it.
     // Given the list, FTS5 runs the query once per id, each time recomputing bm25's statistics over
-    // whole posting lists: 3 to 11 ms an id on 60k chunks. Over the range it runs once.
+    // whole posting lists. Over the range it runs once.
     const scoped =
       this.projectShare(projectId) >= UNSCOPED_FROM_SHARE ? textMatch(match) : this.scoped(projectId, match);
     const rows = this.db
@@ -541,7 +539,7 @@ export class SqliteLexicalRanker {
    */
   private idfs(stems: string[]): (stem: string) => number {
     const rows = this.indexRows();
-    // The vocab table walks a word's posting list (1.6 ms for a word on most of 105k chunks), so
+    // The vocab table walks a word's posting list, so
     // idfs are kept until a chunk changes: words repeat across questions.
     const generation = this.indexSize.generation;
     if (this.idfCache.generation !== generation) this.idfCache = { generation, idf: new Map() };
@@ -586,7 +584,7 @@ export class SqliteLexicalRanker {
 
   /**
    * Matching chunks of a term, counted up to `commonAt`, kept until the next row count: the count
-   * walks the term's posting list (3 ms a question on 60k chunks), and questions repeat words.
+   * walks the term's posting list, and questions repeat words.
    */
   private termCounts = new Map<string, number>();
 
@@ -595,7 +593,7 @@ export class SqliteLexicalRanker {
     const rows = this.indexRows();
     if (rows < PRUNE_FROM_ROWS || terms.length < 2) return terms.join(' OR ');
     const commonAt = Math.floor(rows * COMMON_TERM_SHARE);
-    // Counted up to commonAt (a posting-list walk, 2-3 ms per common word at 1M chunks) and kept
+    // Counted up to commonAt (a posting-list walk per common word) and kept
     // while the row count is, like idfs: hybrid search plans the same question twice.
     const count = this.db.prepare<[string], { n: number }>(
       `SELECT count(*) AS n FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ${commonAt})`,

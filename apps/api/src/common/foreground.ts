@@ -3,8 +3,7 @@ import { Injectable } from '@nestjs/common';
 /**
  * Requests a reader is waiting on (chat), counted so that background work sharing the event loop
  * (ingestion) can step aside while any is in flight: a chat needs several turns of the event loop,
- * and behind each it waited for one ingestion write or merge step (on 105k chunks, chat during a
- * 10,000-document ingestion p50 68-72 ms against 4 ms idle; bench/chat.js).
+ * and behind each it waited for one ingestion write or merge step (bench/chat.js).
  */
 @Injectable()
 export class ForegroundGate {

@@ -32,10 +32,30 @@ describe(loadConfig.name, () => {
     [{ KBQA_RERANK_BUDGET_MS: 'soon' }, 'KBQA_RERANK_BUDGET_MS must be an integer'],
     [{ KBQA_DATABASE_URL: 'mysql://db/kbqa' }, 'KBQA_DATABASE_URL must be a PostgreSQL URL'],
     [{ KBQA_DATABASE_URL: 'kbqa.sqlite' }, 'KBQA_DATABASE_URL must be a PostgreSQL URL'],
+    [
+      { KBQA_CHUNK_SIZE: '400', KBQA_CHUNK_OVERLAP: '300' },
+      'KBQA_CHUNK_OVERLAP must be an integer from 0 to 200, got "300"',
+    ],
+    [{ KBQA_SYNC_INTERVAL: 'weekly' }, 'KBQA_SYNC_INTERVAL must be a duration of at least 1000 ms'],
+    [{ KBQA_SLACK_API_URL: 'ftp://x' }, 'KBQA_SLACK_API_URL must be an http(s) URL'],
   ])('refuses a bad setting with CONFIG_INVALID, not an HTTP code: %j', (env, message) => {
     const error = refusal(env);
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.message).toContain(message);
+  });
+
+  it('names every bad variable in one refusal', () => {
+    const { message } = refusal({ PORT: 'x', KBQA_WORKER: 'perhaps', KBQA_LLM: 'gpt' });
+    expect(message).toContain('PORT must be an integer from 0 to 65535, got "x"');
+    expect(message).toContain('KBQA_WORKER must be true or false, got "perhaps"');
+    expect(message).toContain('KBQA_LLM must be "extractive", "openai" or "local", got "gpt"');
+  });
+
+  it("checks only the chosen answer generator's variables", () => {
+    expect(loadConfig({ KBQA_LLM_CONTEXT_TOKENS: '10' }, '/tmp').llm).toEqual({ kind: 'extractive' });
+    expect(refusal({ KBQA_LLM: 'local', KBQA_LLM_THREADS: '0' }).message).toContain(
+      'KBQA_LLM_THREADS must be an integer from 1 to 256',
+    );
   });
 
   it('logs at info unless KBQA_LOG_LEVEL says otherwise, and refuses an unknown level', () => {

@@ -5,6 +5,7 @@ import { DEFAULT_MODEL_CONTEXT_TOKENS } from '@kbqa/answer';
 import { KbqaError } from '@kbqa/core';
 import { DEFAULT_EMBED_MODEL } from '@kbqa/embedder';
 import { DEFAULT_LOCAL_MODEL } from '@kbqa/llm-local';
+import { z } from 'zod';
 import type { RateLimitSettings } from '../common/rate-limit';
 
 /** The service's version, from its package.json (dist/config and src/config sit two levels below it). */
@@ -170,19 +171,6 @@ type Env = Record<string, string | undefined>;
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'verbose'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-function logLevel(env: Env): LogLevel {
-  const raw = env.KBQA_LOG_LEVEL?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return 'info';
-  const level = raw === 'log' ? 'info' : raw;
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-    throw new KbqaError(
-      'CONFIG_INVALID',
-      `KBQA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`,
-    );
-  }
-  return level as LogLevel;
-}
-
 /** How this process was started, which {@link commandName} reads. */
 export interface Invocation {
   /** process.argv */
@@ -218,218 +206,375 @@ export function commandName(invocation: Invocation, cwd: string): string {
   return script.split(sep).includes('node_modules') ? 'kbqa' : 'pnpm kbqa';
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new KbqaError('CONFIG_INVALID', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new KbqaError('CONFIG_INVALID', `${name} must be true or false, got "${env[name]}"`);
-}
-
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as `24h`, `90m`, `5s` or `1500ms` (a bare number is milliseconds). */
-export function duration(env: Env, name: string, fallbackMs: number, minMs: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallbackMs;
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(raw);
-  const ms = m ? Number(m[1]) * DURATION_UNITS[(m[2] ?? 'ms').toLowerCase()]! : NaN;
-  if (!Number.isFinite(ms) || ms < minMs) {
-    throw new KbqaError(
-      'CONFIG_INVALID',
-      `${name} must be a duration of at least ${minMs} ms such as 24h, 30m or 5s, got "${raw}"`,
-    );
-  }
-  return Math.round(ms);
-}
-
-/** An http(s) base URL without its trailing slash (paths are appended to it). */
-function apiBaseUrl(env: Env, name: string, fallback: string): string {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    url = undefined;
-  }
-  if (!url || !['http:', 'https:'].includes(url.protocol)) {
-    throw new KbqaError('CONFIG_INVALID', `${name} must be an http(s) URL, got "${raw}"`);
-  }
-  return raw.replace(/\/+$/, '');
-}
-
-function list(env: Env, name: string, fallback: string[]): string[] {
-  const raw = env[name];
-  if (raw === undefined) return fallback;
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
-function modelsDir(env: Env, cwd: string, dataDir: string): string {
-  return resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models'));
-}
-
 /** Where `kbqa models import` puts a local chat model, and where KBQA_LLM=local looks for it. */
 export function localModelFile(modelsDirectory: string, model: string): string {
   return join(modelsDirectory, 'llm', `${model}.gguf`);
 }
 
-/** Reads and validates the configuration; throws with a message naming the bad variable. */
+// ---------------------------------------------------------------------------------------------
+// One zod schema per kind of variable. Each reads the raw string (undefined when unset) and
+// refuses with what it expects; configError() puts the variable's name, the issue's path, first.
+// ---------------------------------------------------------------------------------------------
+
+const variable = z.string().optional();
+
+/** `URL.parse` came to Node 20 in a minor release; engines allows every 20. */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function refuse(ctx: z.RefinementCtx, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER;
+}
+
+/** Unset or empty reads as `fallback`. */
+function text<F extends string | undefined>(fallback: F) {
+  return variable.transform((raw): string | F => raw || fallback);
+}
+
+function int<F extends number | undefined>(fallback: F, min: number, max: number) {
+  return variable.transform((raw, ctx): number | F => {
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    return refuse(ctx, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  });
+}
+
+function bool(fallback: boolean) {
+  return variable.transform((raw, ctx): boolean => {
+    const value = raw?.toLowerCase();
+    if (value === undefined || value === '') return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    return refuse(ctx, `must be true or false, got "${raw}"`);
+  });
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `24h`, `90m`, `5s` or `1500ms` (a bare number is milliseconds). */
+function duration<F extends number | undefined>(fallbackMs: F, minMs: number, offWords: string[] = []) {
+  return variable.transform((raw, ctx): number | F => {
+    const value = raw?.trim();
+    if (value === undefined || value === '' || offWords.includes(value.toLowerCase())) return fallbackMs;
+    const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(value);
+    const ms = m ? Number(m[1]) * DURATION_UNITS[(m[2] ?? 'ms').toLowerCase()]! : NaN;
+    if (Number.isFinite(ms) && ms >= minMs) return Math.round(ms);
+    return refuse(ctx, `must be a duration of at least ${minMs} ms such as 24h, 30m or 5s, got "${value}"`);
+  });
+}
+
+/** An http(s) base URL without its trailing slash (paths are appended to it). */
+function apiBaseUrl(fallback: string) {
+  return variable.transform((raw, ctx): string => {
+    const value = raw?.trim();
+    if (value === undefined || value === '') return fallback;
+    const url = parseUrl(value);
+    if (url && ['http:', 'https:'].includes(url.protocol)) return value.replace(/\/+$/, '');
+    return refuse(ctx, `must be an http(s) URL, got "${value}"`);
+  });
+}
+
+/** Comma-separated; set but empty is the empty list. */
+function list(fallback: string[]) {
+  return variable.transform((raw): string[] =>
+    raw === undefined
+      ? fallback
+      : raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0),
+  );
+}
+
+const logLevel = variable.transform((raw, ctx): LogLevel => {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '') return 'info';
+  const level = value === 'log' ? 'info' : value;
+  if ((LOG_LEVELS as readonly string[]).includes(level)) return level as LogLevel;
+  return refuse(ctx, `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+});
+
+const adminToken = text(undefined).refine(
+  (token) => token === undefined || (token.length >= 16 && !/\s/.test(token)),
+  'must be at least 16 characters without spaces (it guards every project and key)',
+);
+
+/** Never echoes the URL, which may carry a password. */
+const databaseUrl = variable.transform((raw, ctx): string | undefined => {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return undefined;
+  const url = parseUrl(value);
+  if (url && ['postgres:', 'postgresql:'].includes(url.protocol) && url.hostname !== '') return value;
+  return refuse(ctx, 'must be a PostgreSQL URL such as postgres://user:password@host:5432/kbqa');
+});
+
+/** Hex of 32 bytes; a typo stops the start instead of sealing under a wrong key. */
+const secretKey = variable.transform((raw, ctx): string | undefined => {
+  if (raw === undefined || raw === '') return undefined;
+  const value = raw.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return value.toLowerCase();
+  if (/^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
+    const bytes = Buffer.from(value, 'base64');
+    if (bytes.length === 32) return bytes.toString('hex');
+  }
+  return refuse(ctx, 'must be 32 bytes as 64 hex digits or base64 (e.g. from `openssl rand -hex 32`)');
+});
+
+/** `off`, `none`, ... or unset: undefined; anything else is the trimmed name. */
+function optionalName(offWords: string[]) {
+  return variable.transform((raw): string | undefined => {
+    const value = raw?.trim();
+    return value === undefined || offWords.includes(value.toLowerCase()) ? undefined : value;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The environment: every variable the service reads, then the answer generator's, which only
+// the chosen KBQA_LLM's variables are checked for.
+// ---------------------------------------------------------------------------------------------
+
+function settingsSchema(readWorkers: number) {
+  return z.object({
+    PORT: int(3000, 0, 65535),
+    HOST: text('0.0.0.0'),
+    KBQA_VERSION_OVERRIDE: text(undefined),
+    KBQA_DATA_DIR: text('./data'),
+    KBQA_MODELS_DIR: text(undefined),
+    KBQA_DATABASE_URL: databaseUrl,
+    KBQA_LOG_LEVEL: logLevel,
+    KBQA_BODY_LIMIT_BYTES: int(2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    KBQA_UPLOAD_MAX_FILE_BYTES: int(20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    KBQA_UPLOAD_MAX_BYTES: int(50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    KBQA_UPLOAD_MAX_FILES: int(100, 1, 10_000),
+    KBQA_PDF_MAX_PAGES: int(1000, 1, 100_000),
+    REDIS_URL: text(undefined),
+    KBQA_QUEUE_NAME: text('kbqa-ingestion'),
+    KBQA_WORKER: bool(true),
+    KBQA_QUEUE_CONCURRENCY: int(2, 1, 16),
+    KBQA_READ_WORKERS: int(readWorkers, 0, 64),
+    KBQA_ANSWER_TRACE: text(undefined),
+    KBQA_TASK_TIMEOUT_MS: int(3_600_000, 100, 86_400_000),
+    KBQA_QUEUE_RECONCILE_MS: int(10_000, 100, 3_600_000),
+    KBQA_QUEUE_STALL_MS: int(30_000, 1_000, 3_600_000),
+    KBQA_TASK_LEASE_MS: int(30_000, 300, 3_600_000),
+    KBQA_RATE_CHAT_PER_MIN: int(600, 0, 1_000_000),
+    KBQA_RATE_ANON_CHAT_PER_MIN: int(60, 0, 1_000_000),
+    KBQA_RATE_INGEST_PER_MIN: int(60, 0, 1_000_000),
+    KBQA_RATE_FAILED_KEYS_PER_MIN: int(30, 0, 1_000_000),
+    KBQA_ADMIN_TOKEN: adminToken,
+    KBQA_TRUST_PROXY: bool(false),
+    KBQA_SYNC_INTERVAL: duration(86_400_000, 1_000),
+    KBQA_DASHBOARD_SESSION: duration(12 * 3_600_000, 1_000),
+    KBQA_BACKUP_INTERVAL: duration(undefined, 1_000, ['off', '0']),
+    KBQA_BACKUP_KEEP: int(7, 1, 100_000),
+    KBQA_EMBED_MODEL: text(DEFAULT_EMBED_MODEL),
+    KBQA_OFFLINE: bool(false),
+    KBQA_MODEL_HOST: text(undefined),
+    KBQA_RERANK_MODEL: optionalName(['', 'none']),
+    KBQA_RERANK_TOP: int(20, 1, 200),
+    KBQA_RERANK_BUDGET_MS: int(300, 1, 60_000),
+    KBQA_TOOL_TIMEOUT: duration(10_000, 100),
+    KBQA_TOOL_MAX_BYTES: int(64 * 1024, 1024, 10 * 1024 * 1024),
+    KBQA_TOOL_MAX_ROUNDS: int(3, 0, 10),
+    KBQA_SECRET_KEY: secretKey,
+    KBQA_SLACK_API_URL: apiBaseUrl('https://slack.com/api'),
+    KBQA_DISCORD_API_URL: apiBaseUrl('https://discord.com/api/v10'),
+    KBQA_INTEGRATION_TIMEOUT: duration(10_000, 100),
+    KBQA_ALLOW_PRIVATE_HOSTS: list([]),
+    KBQA_USER_AGENT: text('kbqa/0.1 (+https://github.com/kbqa/kbqa)'),
+    KBQA_GIT_BASE_URLS: list(['https://github.com']),
+    KBQA_YOUTUBE_ORIGIN: text(undefined),
+  });
+}
+
+/** The overlap's bound follows the chunk size, so it is read once the size is. */
+const chunkingSchema = z
+  .object({ KBQA_CHUNK_SIZE: int(1000, 200, 8000), KBQA_CHUNK_OVERLAP: variable })
+  .transform((env, ctx) => {
+    const overlap = int(100, 0, Math.floor(env.KBQA_CHUNK_SIZE / 2)).safeParse(env.KBQA_CHUNK_OVERLAP);
+    if (!overlap.success) {
+      for (const issue of overlap.error.issues) {
+        ctx.addIssue({ code: 'custom', path: ['KBQA_CHUNK_OVERLAP'], message: issue.message });
+      }
+      return z.NEVER;
+    }
+    const size = env.KBQA_CHUNK_SIZE;
+    return { chunker: { targetSize: size, maxSize: size * 2, overlap: overlap.data } };
+  });
+
+const llmSchema = z.discriminatedUnion(
+  'KBQA_LLM',
+  [
+    z.object({ KBQA_LLM: z.literal('extractive') }),
+    z
+      .object({
+        KBQA_LLM: z.literal('openai'),
+        KBQA_LLM_BASE_URL: text(undefined),
+        KBQA_LLM_MODEL: text(undefined),
+        KBQA_LLM_API_KEY: text(undefined),
+        KBQA_LLM_TIMEOUT_MS: int(120_000, 100, 600_000),
+        KBQA_LLM_IDLE_TIMEOUT_MS: int(30_000, 50, 600_000),
+      })
+      .refine((env) => env.KBQA_LLM_BASE_URL !== undefined && env.KBQA_LLM_MODEL !== undefined, {
+        message: 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL and KBQA_LLM_MODEL',
+      }),
+    z.object({
+      KBQA_LLM: z.literal('local'),
+      KBQA_LLM_MODEL: variable.transform((raw, ctx): string => {
+        const model = raw?.trim() || DEFAULT_LOCAL_MODEL;
+        if (/^[\w.-]+$/.test(model)) return model;
+        return refuse(
+          ctx,
+          `must be a model name (letters, digits, ".", "_", "-") with KBQA_LLM=local, got "${model}"; set KBQA_LLM_MODEL_FILE for a path`,
+        );
+      }),
+      KBQA_LLM_MODEL_FILE: text(undefined),
+      KBQA_LLM_CONTEXT_TOKENS: int(DEFAULT_MODEL_CONTEXT_TOKENS, 50, 100_000),
+      KBQA_LLM_MAX_TOKENS: int(512, 1, 8192),
+      KBQA_LLM_SEQUENCES: variable
+        .transform((raw) => (raw?.trim().toLowerCase() === 'auto' ? undefined : raw))
+        .pipe(int(undefined, 1, 64)),
+      KBQA_LLM_QUEUE: int(8, 0, 10_000),
+      KBQA_LLM_THREADS: int(undefined, 1, 256),
+    }),
+  ],
+  {
+    error: (issue) => {
+      const got = (issue.input as Env | undefined)?.KBQA_LLM;
+      return `must be "extractive", "openai" or "local", got "${got}"`;
+    },
+  },
+);
+
+/** Every issue, each led by the variable it is about. */
+function configError(error: z.ZodError): KbqaError {
+  const messages = error.issues.map((issue) =>
+    issue.path.length > 0 ? `${String(issue.path[0])} ${issue.message}` : issue.message,
+  );
+  return new KbqaError('CONFIG_INVALID', messages.join('; '));
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw configError(result.error);
+  return result.data;
+}
+
+/** Reads and validates the configuration; throws with a message naming each bad variable. */
 export function loadConfig(
   env: Env = process.env,
   cwd: string = process.cwd(),
   invocation: Invocation = currentInvocation(),
 ): AppConfig {
-  const dataDir = resolve(cwd, env.KBQA_DATA_DIR || './data');
-  const llmKind = env.KBQA_LLM || 'extractive';
-  let llm: AppConfig['llm'];
-  if (llmKind === 'extractive') {
-    llm = { kind: 'extractive' };
-  } else if (llmKind === 'openai') {
-    const baseUrl = env.KBQA_LLM_BASE_URL;
-    const model = env.KBQA_LLM_MODEL;
-    if (!baseUrl || !model) {
-      throw new KbqaError('CONFIG_INVALID', 'KBQA_LLM=openai needs KBQA_LLM_BASE_URL and KBQA_LLM_MODEL');
-    }
-    llm = {
-      kind: 'openai',
-      baseUrl,
-      model,
-      apiKey: env.KBQA_LLM_API_KEY || undefined,
-      timeoutMs: int(env, 'KBQA_LLM_TIMEOUT_MS', 120_000, 100, 600_000),
-      idleTimeoutMs: int(env, 'KBQA_LLM_IDLE_TIMEOUT_MS', 30_000, 50, 600_000),
-    };
-  } else if (llmKind === 'local') {
-    const model = env.KBQA_LLM_MODEL?.trim() || DEFAULT_LOCAL_MODEL;
-    if (!/^[\w.-]+$/.test(model)) {
-      throw new KbqaError(
-        'CONFIG_INVALID',
-        `KBQA_LLM_MODEL must be a model name (letters, digits, ".", "_", "-") with KBQA_LLM=local, got "${model}"; set KBQA_LLM_MODEL_FILE for a path`,
-      );
-    }
-    const modelFile = env.KBQA_LLM_MODEL_FILE
-      ? resolve(cwd, env.KBQA_LLM_MODEL_FILE)
-      : localModelFile(modelsDir(env, cwd, dataDir), model);
-    const threads = env.KBQA_LLM_THREADS ? int(env, 'KBQA_LLM_THREADS', 1, 1, 256) : undefined;
-    llm = {
-      kind: 'local',
-      model,
-      modelFile,
-      contextTokens: int(env, 'KBQA_LLM_CONTEXT_TOKENS', DEFAULT_MODEL_CONTEXT_TOKENS, 50, 100_000),
-      maxTokens: int(env, 'KBQA_LLM_MAX_TOKENS', 512, 1, 8192),
-      sequences:
-        !env.KBQA_LLM_SEQUENCES || env.KBQA_LLM_SEQUENCES.trim().toLowerCase() === 'auto'
-          ? undefined
-          : int(env, 'KBQA_LLM_SEQUENCES', 1, 1, 64),
-      maxQueue: int(env, 'KBQA_LLM_QUEUE', 8, 0, 10_000),
-      threads,
-    };
-  } else {
-    throw new KbqaError(
-      'CONFIG_INVALID',
-      `KBQA_LLM must be "extractive", "openai" or "local", got "${llmKind}"`,
-    );
-  }
-  const adminToken = env.KBQA_ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && (adminToken.length < 16 || /\s/.test(adminToken))) {
-    throw new KbqaError(
-      'CONFIG_INVALID',
-      'KBQA_ADMIN_TOKEN must be at least 16 characters without spaces (it guards every project and key)',
-    );
-  }
-  const targetSize = int(env, 'KBQA_CHUNK_SIZE', 1000, 200, 8000);
+  const schema = z.intersection(
+    z.intersection(settingsSchema(availableParallelism()), chunkingSchema),
+    llmSchema,
+  );
+  const e = parseOrThrow(schema, { ...env, KBQA_LLM: env.KBQA_LLM || 'extractive' });
+  const dataDir = resolve(cwd, e.KBQA_DATA_DIR);
+  const modelsDir = resolve(cwd, e.KBQA_MODELS_DIR ?? resolve(dataDir, 'models'));
   return {
-    port: int(env, 'PORT', 3000, 0, 65535),
-    host: env.HOST || '0.0.0.0',
-    version: env.KBQA_VERSION_OVERRIDE || packageVersion(),
+    port: e.PORT,
+    host: e.HOST,
+    version: e.KBQA_VERSION_OVERRIDE ?? packageVersion(),
     dataDir,
     databaseFile: resolve(dataDir, 'kbqa.sqlite'),
-    databaseUrl: parseDatabaseUrl(env.KBQA_DATABASE_URL),
-    logLevel: logLevel(env),
+    databaseUrl: e.KBQA_DATABASE_URL,
+    logLevel: e.KBQA_LOG_LEVEL,
     command: commandName(invocation, cwd),
-    bodyLimitBytes: int(env, 'KBQA_BODY_LIMIT_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    bodyLimitBytes: e.KBQA_BODY_LIMIT_BYTES,
     uploads: {
-      maxFileBytes: int(env, 'KBQA_UPLOAD_MAX_FILE_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-      maxRequestBytes: int(env, 'KBQA_UPLOAD_MAX_BYTES', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-      maxFiles: int(env, 'KBQA_UPLOAD_MAX_FILES', 100, 1, 10_000),
-      maxPdfPages: int(env, 'KBQA_PDF_MAX_PAGES', 1000, 1, 100_000),
+      maxFileBytes: e.KBQA_UPLOAD_MAX_FILE_BYTES,
+      maxRequestBytes: e.KBQA_UPLOAD_MAX_BYTES,
+      maxFiles: e.KBQA_UPLOAD_MAX_FILES,
+      maxPdfPages: e.KBQA_PDF_MAX_PAGES,
     },
-    redisUrl: env.REDIS_URL || undefined,
-    queueName: env.KBQA_QUEUE_NAME || 'kbqa-ingestion',
-    runWorkers: bool(env, 'KBQA_WORKER', true),
-    queueConcurrency: int(env, 'KBQA_QUEUE_CONCURRENCY', 2, 1, 16),
-    readWorkers: int(env, 'KBQA_READ_WORKERS', availableParallelism(), 0, 64),
-    answerTrace: env.KBQA_ANSWER_TRACE ? resolve(cwd, env.KBQA_ANSWER_TRACE) : undefined,
-    taskTimeoutMs: int(env, 'KBQA_TASK_TIMEOUT_MS', 3_600_000, 100, 86_400_000),
-    queueReconcileMs: int(env, 'KBQA_QUEUE_RECONCILE_MS', 10_000, 100, 3_600_000),
-    queueStallMs: int(env, 'KBQA_QUEUE_STALL_MS', 30_000, 1_000, 3_600_000),
-    taskLeaseMs: int(env, 'KBQA_TASK_LEASE_MS', 30_000, 300, 3_600_000),
+    redisUrl: e.REDIS_URL,
+    queueName: e.KBQA_QUEUE_NAME,
+    runWorkers: e.KBQA_WORKER,
+    queueConcurrency: e.KBQA_QUEUE_CONCURRENCY,
+    readWorkers: e.KBQA_READ_WORKERS,
+    answerTrace: e.KBQA_ANSWER_TRACE === undefined ? undefined : resolve(cwd, e.KBQA_ANSWER_TRACE),
+    taskTimeoutMs: e.KBQA_TASK_TIMEOUT_MS,
+    queueReconcileMs: e.KBQA_QUEUE_RECONCILE_MS,
+    queueStallMs: e.KBQA_QUEUE_STALL_MS,
+    taskLeaseMs: e.KBQA_TASK_LEASE_MS,
     rateLimits: {
-      chatServerPerMin: int(env, 'KBQA_RATE_CHAT_PER_MIN', 600, 0, 1_000_000),
-      chatAnonPerMin: int(env, 'KBQA_RATE_ANON_CHAT_PER_MIN', 60, 0, 1_000_000),
-      ingestPerMin: int(env, 'KBQA_RATE_INGEST_PER_MIN', 60, 0, 1_000_000),
-      authFailPerMin: int(env, 'KBQA_RATE_FAILED_KEYS_PER_MIN', 30, 0, 1_000_000),
+      chatServerPerMin: e.KBQA_RATE_CHAT_PER_MIN,
+      chatAnonPerMin: e.KBQA_RATE_ANON_CHAT_PER_MIN,
+      ingestPerMin: e.KBQA_RATE_INGEST_PER_MIN,
+      authFailPerMin: e.KBQA_RATE_FAILED_KEYS_PER_MIN,
     },
-    adminToken,
-    trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
-    syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
-    dashboardSessionMs: duration(env, 'KBQA_DASHBOARD_SESSION', 12 * 3_600_000, 1_000),
-    backup: {
-      intervalMs: ['', 'off', '0'].includes(env.KBQA_BACKUP_INTERVAL?.trim().toLowerCase() ?? '')
-        ? undefined
-        : duration(env, 'KBQA_BACKUP_INTERVAL', 0, 1_000),
-      keep: int(env, 'KBQA_BACKUP_KEEP', 7, 1, 100_000),
-    },
-    chunker: {
-      targetSize,
-      maxSize: targetSize * 2,
-      overlap: int(env, 'KBQA_CHUNK_OVERLAP', 100, 0, Math.floor(targetSize / 2)),
-    },
+    adminToken: e.KBQA_ADMIN_TOKEN,
+    trustProxy: e.KBQA_TRUST_PROXY,
+    syncIntervalMs: e.KBQA_SYNC_INTERVAL,
+    dashboardSessionMs: e.KBQA_DASHBOARD_SESSION,
+    backup: { intervalMs: e.KBQA_BACKUP_INTERVAL, keep: e.KBQA_BACKUP_KEEP },
+    chunker: e.chunker,
     embedding: {
-      model: env.KBQA_EMBED_MODEL || DEFAULT_EMBED_MODEL,
-      modelsDir: modelsDir(env, cwd, dataDir),
-      offline: bool(env, 'KBQA_OFFLINE', false),
-      remoteHost: env.KBQA_MODEL_HOST || undefined,
-      rerank: {
-        model: ['', 'none'].includes(env.KBQA_RERANK_MODEL?.trim().toLowerCase() ?? '')
-          ? undefined
-          : env.KBQA_RERANK_MODEL?.trim(),
-        top: int(env, 'KBQA_RERANK_TOP', 20, 1, 200),
-        budgetMs: int(env, 'KBQA_RERANK_BUDGET_MS', 300, 1, 60_000),
-      },
+      model: e.KBQA_EMBED_MODEL,
+      modelsDir,
+      offline: e.KBQA_OFFLINE,
+      remoteHost: e.KBQA_MODEL_HOST,
+      rerank: { model: e.KBQA_RERANK_MODEL, top: e.KBQA_RERANK_TOP, budgetMs: e.KBQA_RERANK_BUDGET_MS },
     },
-    llm,
+    llm: llmConfig(e, cwd, modelsDir),
     tools: {
-      timeoutMs: duration(env, 'KBQA_TOOL_TIMEOUT', 10_000, 100),
-      maxBytes: int(env, 'KBQA_TOOL_MAX_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
-      maxRounds: int(env, 'KBQA_TOOL_MAX_ROUNDS', 3, 0, 10),
+      timeoutMs: e.KBQA_TOOL_TIMEOUT,
+      maxBytes: e.KBQA_TOOL_MAX_BYTES,
+      maxRounds: e.KBQA_TOOL_MAX_ROUNDS,
     },
-    secretKey: parseSecretKey(env.KBQA_SECRET_KEY),
+    secretKey: e.KBQA_SECRET_KEY,
     integrations: {
-      slackApiUrl: apiBaseUrl(env, 'KBQA_SLACK_API_URL', 'https://slack.com/api'),
-      discordApiUrl: apiBaseUrl(env, 'KBQA_DISCORD_API_URL', 'https://discord.com/api/v10'),
-      timeoutMs: duration(env, 'KBQA_INTEGRATION_TIMEOUT', 10_000, 100),
+      slackApiUrl: e.KBQA_SLACK_API_URL,
+      discordApiUrl: e.KBQA_DISCORD_API_URL,
+      timeoutMs: e.KBQA_INTEGRATION_TIMEOUT,
     },
     web: {
-      allowPrivateHosts: list(env, 'KBQA_ALLOW_PRIVATE_HOSTS', []),
-      userAgent: env.KBQA_USER_AGENT || 'kbqa/0.1 (+https://github.com/kbqa/kbqa)',
-      gitBaseUrls: list(env, 'KBQA_GIT_BASE_URLS', ['https://github.com']),
-      youtubeOrigin: env.KBQA_YOUTUBE_ORIGIN || undefined,
+      allowPrivateHosts: e.KBQA_ALLOW_PRIVATE_HOSTS,
+      userAgent: e.KBQA_USER_AGENT,
+      gitBaseUrls: e.KBQA_GIT_BASE_URLS,
+      youtubeOrigin: e.KBQA_YOUTUBE_ORIGIN,
     },
   };
+}
+
+function llmConfig(e: z.output<typeof llmSchema>, cwd: string, modelsDir: string): AppConfig['llm'] {
+  switch (e.KBQA_LLM) {
+    case 'extractive':
+      return { kind: 'extractive' };
+    case 'openai':
+      return {
+        kind: 'openai',
+        // The refinement saw both set.
+        baseUrl: e.KBQA_LLM_BASE_URL!,
+        model: e.KBQA_LLM_MODEL!,
+        apiKey: e.KBQA_LLM_API_KEY,
+        timeoutMs: e.KBQA_LLM_TIMEOUT_MS,
+        idleTimeoutMs: e.KBQA_LLM_IDLE_TIMEOUT_MS,
+      };
+    case 'local':
+      return {
+        kind: 'local',
+        model: e.KBQA_LLM_MODEL,
+        modelFile:
+          e.KBQA_LLM_MODEL_FILE === undefined
+            ? localModelFile(modelsDir, e.KBQA_LLM_MODEL)
+            : resolve(cwd, e.KBQA_LLM_MODEL_FILE),
+        contextTokens: e.KBQA_LLM_CONTEXT_TOKENS,
+        maxTokens: e.KBQA_LLM_MAX_TOKENS,
+        sequences: e.KBQA_LLM_SEQUENCES,
+        maxQueue: e.KBQA_LLM_QUEUE,
+        threads: e.KBQA_LLM_THREADS,
+      };
+  }
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -439,21 +584,8 @@ export const APP_CONFIG = Symbol('APP_CONFIG');
  * host; CONFIG_INVALID otherwise, without echoing the URL, which may carry a password.
  */
 export function parseDatabaseUrl(raw: string | undefined): string | undefined {
-  const text = raw?.trim();
-  if (text === undefined || text === '') return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol) || url.hostname === '') {
-    throw new KbqaError(
-      'CONFIG_INVALID',
-      'KBQA_DATABASE_URL must be a PostgreSQL URL such as postgres://user:password@host:5432/kbqa',
-    );
-  }
-  return text;
+  return parseOrThrow(z.object({ KBQA_DATABASE_URL: databaseUrl }), { KBQA_DATABASE_URL: raw })
+    .KBQA_DATABASE_URL;
 }
 
 /**
@@ -461,15 +593,5 @@ export function parseDatabaseUrl(raw: string | undefined): string | undefined {
  * CONFIG_INVALID for anything else, so a typo stops the start instead of sealing under a wrong key.
  */
 export function parseSecretKey(raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  const text = raw.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(text)) return text.toLowerCase();
-  if (/^[A-Za-z0-9+/]+={0,2}$/.test(text)) {
-    const bytes = Buffer.from(text, 'base64');
-    if (bytes.length === 32) return bytes.toString('hex');
-  }
-  throw new KbqaError(
-    'CONFIG_INVALID',
-    'KBQA_SECRET_KEY must be 32 bytes as 64 hex digits or base64 (e.g. from `openssl rand -hex 32`)',
-  );
+  return parseOrThrow(z.object({ KBQA_SECRET_KEY: secretKey }), { KBQA_SECRET_KEY: raw }).KBQA_SECRET_KEY;
 }

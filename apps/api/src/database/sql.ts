@@ -22,8 +22,8 @@ export function numberedParameters(sql: string): string {
 
 /**
  * {@link runSql} for a statement a chat runs every time: on PostgreSQL it is named, so each
- * connection of the pool parses and plans it once (the taught-answer match took some 230 µs of
- * PostgreSQL's CPU a chat unnamed, 17 µs named). `name` must stand for this one statement text.
+ * connection of the pool parses and plans it once instead of on every chat (parsing and planning
+ * were most of the taught-answer match's cost). `name` must stand for this one statement text.
  */
 export async function runNamedSql<T>(
   dataSource: DataSource,

@@ -92,8 +92,8 @@ export function rawDocumentProblem(doc: unknown, at: string): string | undefined
 }
 
 /**
- * Validates every raw document in one pass. class-transformer and nested class-validator took
- * 50-90 ms for 500 documents, blocking chat requests behind each ingestion request.
+ * Validates every raw document in one pass. class-transformer and nested class-validator were
+ * slow enough on large batches to block chat requests behind each ingestion request.
  */
 function AreRawDocuments() {
   return (target: object, propertyName: string) =>

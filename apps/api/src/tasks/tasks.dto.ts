@@ -81,6 +81,24 @@ export class TaskListResponse {
   tasks!: TaskSummaryResponse[];
 }
 
+/** What an ingestData task did to the project's pages. */
+export class SyncCountsResponse {
+  @ApiProperty({ example: 1 })
+  added!: number;
+
+  @ApiProperty({ example: 2 })
+  updated!: number;
+
+  @ApiProperty({ example: 40 })
+  unchanged!: number;
+
+  @ApiProperty({ example: 1 })
+  removed!: number;
+
+  @ApiProperty({ example: 0 })
+  failed!: number;
+}
+
 /**
  * What an ingestion task did (`kbqa tasks show`, `GET /admin/v1/tasks/:id`): its outcome and
  * every URL it indexed or skipped, with the reason.
@@ -126,10 +144,10 @@ export class TaskReportResponse {
   skipped_count!: number;
 
   @ApiPropertyOptional({
+    type: SyncCountsResponse,
     description: 'ingestData tasks: pages added, updated, unchanged, removed and failed',
-    example: { added: 1, updated: 2, unchanged: 40, removed: 1, failed: 0 },
   })
-  counts?: { added: number; updated: number; unchanged: number; removed: number; failed: number };
+  counts?: SyncCountsResponse;
 
   @ApiPropertyOptional({
     description: 'only when some were: sources the task wrote that were deleted (deleteSource) while it ran',

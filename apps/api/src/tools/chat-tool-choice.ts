@@ -2,8 +2,9 @@ import { isStopWord, variantHead } from '@kbqa/text';
 
 /**
  * Tools one chat offers the model at most. Every tool's name, description and JSON schema go with
- * every model request (5,000 imported operations made 620 KB), and OpenAI's API refuses more than
- * 128 per request; a project may hold 500 (OPENAPI_MAX_TOOLS_PER_PROJECT).
+ * every model request (thousands of imported operations make hundreds of KB of it), and
+ * OpenAI's API refuses more than 128 per request; a project may hold 500
+ * (OPENAPI_MAX_TOOLS_PER_PROJECT).
  */
 export const MAX_TOOLS_PER_CHAT = 64;
 

@@ -150,6 +150,10 @@ function cut(why: string, budget: SchemaBudget): Json {
  * (`nullable` becomes a `null` type). A recursive reference, and anything deeper than
  * OPENAPI_MAX_SCHEMA_DEPTH levels, becomes a `(cut: …)` schema (any value): a model cannot use an
  * infinite schema anyway. Every node produced is charged to `budget`, which throws when it runs out.
+ *
+ * Not swagger-parser's `dereference`: it expands a schema whose refs double at each level before
+ * anything can stop it, fails the whole document on one dangling ref instead of skipping that
+ * operation, and refuses 3.x versions it does not list (docs/benchmarks.md, "OpenAPI `$ref`").
  */
 export function resolveSchema(
   doc: Json,

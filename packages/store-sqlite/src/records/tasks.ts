@@ -18,6 +18,12 @@ import type {
 import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
 import { writeTransaction } from '../write-transaction';
 
+/**
+ * Runs a synchronous better-sqlite3 call as the async repository method it implements: a thrown
+ * error (SQLITE_BUSY, a constraint) becomes the promise's rejection.
+ */
+const settle = <T>(fn: () => T): Promise<T> => new Promise((resolve) => resolve(fn()));
+
 /** Booleans are 0/1 in SQLite (as TypeORM wrote them). */
 const bool = (v: number | null): boolean | null => (v === null ? null : v !== 0);
 
@@ -124,7 +130,7 @@ export class SqliteTaskRepository implements TaskRepository {
   }
 
   create(task: NewTask): Promise<number> {
-    return Promise.resolve(this.insert(task));
+    return settle(() => this.insert(task));
   }
 
   private insert(task: NewTask): number {
@@ -152,47 +158,51 @@ export class SqliteTaskRepository implements TaskRepository {
   }
 
   progress(taskId: number): Promise<TaskProgress | undefined> {
-    const r = this.stmt.progress.get(taskId);
-    return Promise.resolve(
-      r && {
-        id: r.id,
-        projectId: r.project_id,
-        status: r.status,
-        current: r.current,
-        total: r.total,
-        currentStep: r.current_step,
-        success: bool(r.success),
-        error: r.error,
-        indexedCount: r.indexed_count,
-        skippedCount: r.skipped_count,
-        counts: r.counts,
-      },
-    );
+    return settle(() => {
+      const r = this.stmt.progress.get(taskId);
+      return (
+        r && {
+          id: r.id,
+          projectId: r.project_id,
+          status: r.status,
+          current: r.current,
+          total: r.total,
+          currentStep: r.current_step,
+          success: bool(r.success),
+          error: r.error,
+          indexedCount: r.indexed_count,
+          skippedCount: r.skipped_count,
+          counts: r.counts,
+        }
+      );
+    });
   }
 
   report(taskId: number): Promise<TaskReport | undefined> {
-    const r = this.stmt.report.get(taskId);
-    return Promise.resolve(
-      r && {
-        id: r.id,
-        projectId: r.project_id,
-        kind: r.kind,
-        status: r.status,
-        currentStep: r.current_step,
-        current: r.current,
-        total: r.total,
-        success: bool(r.success),
-        error: r.error,
-        errorCode: r.error_code,
-        stats: r.stats,
-        createdAt: r.created_at,
-        finishedAt: r.finished_at,
-      },
-    );
+    return settle(() => {
+      const r = this.stmt.report.get(taskId);
+      return (
+        r && {
+          id: r.id,
+          projectId: r.project_id,
+          kind: r.kind,
+          status: r.status,
+          currentStep: r.current_step,
+          current: r.current,
+          total: r.total,
+          success: bool(r.success),
+          error: r.error,
+          errorCode: r.error_code,
+          stats: r.stats,
+          createdAt: r.created_at,
+          finishedAt: r.finished_at,
+        }
+      );
+    });
   }
 
   list(projectId: number, limit: number): Promise<TaskSummary[]> {
-    return Promise.resolve(
+    return settle(() =>
       this.stmt.list.all(projectId, limit).map((r) => ({
         id: r.id,
         kind: r.kind,
@@ -207,11 +217,11 @@ export class SqliteTaskRepository implements TaskRepository {
   }
 
   unfinished(): Promise<TaskRef[]> {
-    return Promise.resolve(this.stmt.unfinished.all().map(taskRef));
+    return settle(() => this.stmt.unfinished.all().map(taskRef));
   }
 
   pendingBefore(updatedBefore: string): Promise<TaskRef[]> {
-    return Promise.resolve(this.stmt.pendingBefore.all(updatedBefore).map(taskRef));
+    return settle(() => this.stmt.pendingBefore.all(updatedBefore).map(taskRef));
   }
 }
 
@@ -275,58 +285,62 @@ export class SqliteTaskLeaseRepository implements TaskLeaseRepository {
   }
 
   claim(task: TaskRef, owner: string, until: string, now: string): Promise<boolean> {
-    const params = { id: task.id, projectId: task.projectId, owner, until, now };
-    return Promise.resolve(
-      writeTransaction(this.db, () => {
+    return settle(() => {
+      const params = { id: task.id, projectId: task.projectId, owner, until, now };
+      return writeTransaction(this.db, () => {
         if (this.stmt.claim.get(params) === undefined) return false;
         this.stmt.start.run({ id: task.id, now });
         return true;
-      }),
-    );
+      });
+    });
   }
 
   renew(taskId: number, owner: string, until: string): Promise<boolean> {
-    return Promise.resolve(this.stmt.renew.run(until, taskId, owner).changes > 0);
+    return settle(() => this.stmt.renew.run(until, taskId, owner).changes > 0);
   }
 
   updateHeld(taskId: number, owner: string, values: TaskUpdate): Promise<boolean> {
-    const fields = Object.keys(values).filter((k) => values[k as keyof TaskUpdate] !== undefined) as Array<
-      keyof TaskUpdate
-    >;
-    if (fields.length === 0) return Promise.reject(new Error('updateHeld: no field to write'));
-    const key = fields.join(',');
-    let stmt = this.updates.get(key);
-    if (!stmt) {
-      const set = fields.map((f) => `${taskColumn(f)} = ?`).join(', ');
-      stmt = this.db.prepare(
-        `UPDATE ingestion_tasks SET ${set}
-         WHERE id = ? AND EXISTS (SELECT 1 FROM task_leases WHERE task_id = ? AND owner = ?)`,
-      );
-      this.updates.set(key, stmt);
-    }
-    const params = fields.map((f) => {
-      const v = values[f];
-      return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+    return settle(() => {
+      const fields = Object.keys(values).filter((k) => values[k as keyof TaskUpdate] !== undefined) as Array<
+        keyof TaskUpdate
+      >;
+      if (fields.length === 0) throw new Error('updateHeld: no field to write');
+      const key = fields.join(',');
+      let stmt = this.updates.get(key);
+      if (!stmt) {
+        const set = fields.map((f) => `${taskColumn(f)} = ?`).join(', ');
+        stmt = this.db.prepare(
+          `UPDATE ingestion_tasks SET ${set}
+           WHERE id = ? AND EXISTS (SELECT 1 FROM task_leases WHERE task_id = ? AND owner = ?)`,
+        );
+        this.updates.set(key, stmt);
+      }
+      const params = fields.map((f) => {
+        const v = values[f];
+        return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+      });
+      return stmt.run(...params, taskId, taskId, owner).changes > 0;
     });
-    return Promise.resolve(stmt.run(...params, taskId, taskId, owner).changes > 0);
   }
 
   release(taskId: number, owner: string): Promise<void> {
-    this.stmt.release.run(taskId, owner);
-    return Promise.resolve();
+    return settle(() => {
+      this.stmt.release.run(taskId, owner);
+    });
   }
 
   claimable(pendingBefore: string, now: string): Promise<TaskRef[]> {
-    return Promise.resolve(this.stmt.claimable.all(pendingBefore, now).map(taskRef));
+    return settle(() => this.stmt.claimable.all(pendingBefore, now).map(taskRef));
   }
 
   owners(): Promise<string[]> {
-    return Promise.resolve(this.stmt.owners.all().map((r) => r.owner));
+    return settle(() => this.stmt.owners.all().map((r) => r.owner));
   }
 
   dropOwner(owner: string): Promise<void> {
-    this.stmt.dropOwner.run(owner);
-    return Promise.resolve();
+    return settle(() => {
+      this.stmt.dropOwner.run(owner);
+    });
   }
 }
 
@@ -335,36 +349,38 @@ export class SqliteSourceListing implements SourceListing {
   constructor(private readonly db: BetterSqlite3.Database) {}
 
   list(projectId: number, filter: SourceListFilter): Promise<{ total: number; sources: ListedSource[] }> {
-    const where = ['s.project_id = ?'];
-    const params: Array<string | number> = [projectId];
-    if (filter.indexId !== undefined) {
-      where.push('s.index_id = ?');
-      params.push(filter.indexId);
-    }
-    if (filter.q) {
-      where.push("lower(s.source) LIKE ? ESCAPE '!'");
-      params.push(likePattern(filter.q));
-    }
-    const count = this.db
-      .prepare<Array<string | number>, { n: number }>(
-        `SELECT count(*) AS n FROM sources s WHERE ${where.join(' AND ')}`,
-      )
-      .get(...params);
-    const rows = this.db
-      .prepare<Array<string | number>, ListedRow>(
-        `SELECT s.id, s.source, s.kind, s.index_id, s.date_added, s.updated_at,
-           (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks,
-           (SELECT d.title FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS title,
-           (SELECT d.id FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS document_id
-         FROM sources s WHERE ${where.join(' AND ')}
-         ORDER BY s.id LIMIT ? OFFSET ?`,
-      )
-      .all(...params, filter.limit, filter.offset);
-    return Promise.resolve({ total: count?.n ?? 0, sources: rows.map(listedSource) });
+    return settle(() => {
+      const where = ['s.project_id = ?'];
+      const params: Array<string | number> = [projectId];
+      if (filter.indexId !== undefined) {
+        where.push('s.index_id = ?');
+        params.push(filter.indexId);
+      }
+      if (filter.q) {
+        where.push("lower(s.source) LIKE ? ESCAPE '!'");
+        params.push(likePattern(filter.q));
+      }
+      const count = this.db
+        .prepare<Array<string | number>, { n: number }>(
+          `SELECT count(*) AS n FROM sources s WHERE ${where.join(' AND ')}`,
+        )
+        .get(...params);
+      const rows = this.db
+        .prepare<Array<string | number>, ListedRow>(
+          `SELECT s.id, s.source, s.kind, s.index_id, s.date_added, s.updated_at,
+             (SELECT count(*) FROM chunks c WHERE c.source_id = s.id) AS chunks,
+             (SELECT d.title FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS title,
+             (SELECT d.id FROM documents d WHERE d.source_id = s.id ORDER BY d.id LIMIT 1) AS document_id
+           FROM sources s WHERE ${where.join(' AND ')}
+           ORDER BY s.id LIMIT ? OFFSET ?`,
+        )
+        .all(...params, filter.limit, filter.offset);
+      return { total: count?.n ?? 0, sources: rows.map(listedSource) };
+    });
   }
 
   entries(projectId: number): Promise<SourceEntry[]> {
-    return Promise.resolve(
+    return settle(() =>
       this.db
         .prepare<[number], SourceEntry>(
           'SELECT id, project_id AS projectId, source, kind FROM sources WHERE project_id = ? ORDER BY id',
@@ -374,7 +390,7 @@ export class SqliteSourceListing implements SourceListing {
   }
 
   entry(sourceId: number): Promise<SourceEntry | undefined> {
-    return Promise.resolve(
+    return settle(() =>
       this.db
         .prepare<[number], SourceEntry>(
           'SELECT id, project_id AS projectId, source, kind FROM sources WHERE id = ?',
@@ -384,19 +400,21 @@ export class SqliteSourceListing implements SourceListing {
   }
 
   chunkTexts(projectId: number, sourceId: number): Promise<{ source: string; texts: string[] } | undefined> {
-    const row = this.db
-      .prepare<[number, number], { source: string }>(
-        'SELECT source FROM sources WHERE id = ? AND project_id = ?',
-      )
-      .get(sourceId, projectId);
-    if (!row) return Promise.resolve(undefined);
-    const texts = this.db
-      .prepare<[number, number], { content: string }>(
-        'SELECT content FROM chunks WHERE source_id = ? AND project_id = ? ORDER BY document_id, ordinal',
-      )
-      .all(sourceId, projectId)
-      .map((c) => c.content);
-    return Promise.resolve({ source: row.source, texts });
+    return settle(() => {
+      const row = this.db
+        .prepare<[number, number], { source: string }>(
+          'SELECT source FROM sources WHERE id = ? AND project_id = ?',
+        )
+        .get(sourceId, projectId);
+      if (!row) return undefined;
+      const texts = this.db
+        .prepare<[number, number], { content: string }>(
+          'SELECT content FROM chunks WHERE source_id = ? AND project_id = ? ORDER BY document_id, ordinal',
+        )
+        .all(sourceId, projectId)
+        .map((c) => c.content);
+      return { source: row.source, texts };
+    });
   }
 }
 

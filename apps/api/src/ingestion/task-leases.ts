@@ -91,7 +91,7 @@ export class TaskLeases {
    * still types them as its entity's partial (the store refuses a field it does not know).
    */
   update(taskId: number, values: TaskUpdate | Readonly<Record<string, unknown>>): Promise<boolean> {
-    return this.leases.updateHeld(taskId, this.owner, values as TaskUpdate);
+    return this.leases.updateHeld(taskId, this.owner, values);
   }
 
   /**

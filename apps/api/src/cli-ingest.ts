@@ -1,15 +1,13 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, resolve, sep } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
+import type { TaskRepository } from '@kbqa/core';
 import { FILE_EXTENSIONS } from '@kbqa/loader-files';
-import { IngestionTaskEntity } from '@kbqa/store-sqlite';
-import type { DataSource } from 'typeorm';
 import { UsageError } from './cli-args';
 import type { AppConfig } from './config/config';
-import { DATA_SOURCE } from './database/database.module';
+import { TASK_REPOSITORY } from './database/tasks.providers';
 import { parseFileMetadata } from './ingestion/ingestion.dto';
 import type { FilesPayload } from './ingestion/ingestion.runner';
-import { insertTask } from './ingestion/task-rows';
 import { ProjectsService } from './projects/projects.service';
 
 interface LocalFile {
@@ -62,7 +60,7 @@ export async function ingestFilesCommand(
     bytes += f.size;
   }
   batches.push(current);
-  const tasks = ctx.get<DataSource>(DATA_SOURCE).getRepository(IngestionTaskEntity);
+  const tasks = ctx.get<TaskRepository>(TASK_REPOSITORY);
   const taskIds: number[] = [];
   for (const batch of batches) {
     const payload: FilesPayload = {
@@ -71,14 +69,14 @@ export async function ingestFilesCommand(
       ),
       ...(metadata ? { metadata } : {}),
     };
-    const row = await insertTask(tasks, {
+    const id = await tasks.create({
       projectId,
       kind: 'files',
       payload: JSON.stringify(payload),
       total: batch.length,
       indexId: null,
     });
-    taskIds.push(row.id);
+    taskIds.push(id);
   }
   const ids = taskIds.join(', ');
   return {

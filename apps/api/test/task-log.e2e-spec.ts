@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { TaskLeaseRepository } from '@kbqa/core';
 import { startServer, type TestServer } from '@kbqa/core/testing';
-import { IngestionTaskEntity } from '@kbqa/store-sqlite';
-import { DATA_SOURCE } from '../src/database/database.module';
+import { TASK_LEASE_REPOSITORY } from '../src/database/tasks.providers';
 import { startTestApp, type TestApp, type TestProject } from './helpers';
 
 describe('Ingestion task log lines (e2e)', () => {
@@ -77,17 +76,16 @@ describe('Ingestion task log lines (e2e)', () => {
   });
 
   it('survives a progress write that fails: no unhandled rejection, one warning', async () => {
-    const ds = t.app.get<DataSource>(DATA_SOURCE);
-    const repo = ds.getRepository(IngestionTaskEntity);
-    const update = repo.update.bind(repo);
+    // Progress goes through the leases (no Redis): only while this process holds the task.
+    const leases = t.app.get<TaskLeaseRepository>(TASK_LEASE_REPOSITORY);
+    const update = leases.updateHeld.bind(leases);
     let failing = true;
-    const spy = jest.spyOn(repo, 'update').mockImplementation((criteria, partial) => {
+    const spy = jest.spyOn(leases, 'updateHeld').mockImplementation((taskId, owner, write) => {
       // The loader's own progress report (page 1 of 1), which the runner cannot await.
-      const write = partial as { currentStep?: string; current?: number; total?: number };
       if (failing && write.currentStep === 'SCRAPING' && write.current === 1 && write.total === 1) {
         return Promise.reject(new Error('disk I/O error'));
       }
-      return update(criteria, partial);
+      return update(taskId, owner, write);
     });
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);

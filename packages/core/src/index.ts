@@ -15,3 +15,4 @@ export * from './versions';
 export * from './time';
 export * from './record-ids';
 export * from './records/conversations';
+export * from './records/tasks';

@@ -18,3 +18,4 @@ export {
 } from './copy-sqlite';
 export { Batcher, type BatcherOptions } from './batcher';
 export * from './records/conversations';
+export { PostgresSourceListing, PostgresTaskLeaseRepository, PostgresTaskRepository } from './records/tasks';

@@ -18,3 +18,4 @@ export { writeTransaction } from './write-transaction';
 export * from './backup';
 export { MIGRATIONS } from './migrations';
 export * from './records/conversations';
+export { SqliteSourceListing, SqliteTaskLeaseRepository, SqliteTaskRepository } from './records/tasks';

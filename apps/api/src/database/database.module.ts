@@ -24,6 +24,7 @@ import {
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { postgresConversationsProviders, sqliteConversationsProviders } from './conversations.providers';
+import { postgresTasksProviders, sqliteTasksProviders } from './tasks.providers';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 /** The chunk store (`ChunkStore` of @kbqa/core): SQLite, or PostgreSQL with KBQA_DATABASE_URL. */
@@ -78,6 +79,7 @@ function sqliteProviders(): Provider[] {
       useFactory: (dataSource: DataSource) => new SqliteRequestRecords(rawDatabase(dataSource)),
     },
     ...sqliteConversationsProviders(),
+    ...sqliteTasksProviders(),
   ];
 }
 
@@ -100,6 +102,7 @@ function postgresProviders(): Provider[] {
       useFactory: (dataSource: DataSource) => new PostgresRequestRecords(postgresPool(dataSource)),
     },
     ...postgresConversationsProviders(),
+    ...postgresTasksProviders(),
   ];
 }
 

@@ -7,7 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { MarkdownChunker } from '@kbqa/chunker';
-import type { AnswerGenerator } from '@kbqa/core';
+import type { AnswerGenerator, TaskLeaseRepository } from '@kbqa/core';
 import { ANSWER_GENERATOR } from '../answer/answer.module';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { RetrievalModule } from '../retrieval/retrieval.module';
@@ -22,8 +22,7 @@ import { LlmSummarizer } from './llm-summarizer';
 import { LoaderRegistry } from './loader-registry';
 import { createLoaderRegistry } from './loaders';
 import { TASK_LEASES, TaskLeases } from './task-leases';
-import { DATA_SOURCE } from '../database/database.module';
-import type { DataSource } from 'typeorm';
+import { TASK_LEASE_REPOSITORY } from '../database/tasks.providers';
 
 /**
  * Queues again what a previous process left unfinished, puts back pending tasks that the queue
@@ -116,9 +115,9 @@ class QueueLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     },
     {
       provide: TASK_LEASES,
-      inject: [APP_CONFIG, DATA_SOURCE],
-      useFactory: (config: AppConfig, dataSource: DataSource): TaskLeases | null =>
-        config.redisUrl ? null : new TaskLeases(dataSource, config.taskLeaseMs),
+      inject: [APP_CONFIG, TASK_LEASE_REPOSITORY],
+      useFactory: (config: AppConfig, leases: TaskLeaseRepository): TaskLeases | null =>
+        config.redisUrl ? null : new TaskLeases(leases, config.taskLeaseMs),
     },
     {
       provide: INGESTION_QUEUE,

@@ -14,6 +14,7 @@ import {
   openDataSource,
   rawDatabase,
   SqliteChunkIndex,
+  SqliteTaskLeaseRepository,
   type TaskKind,
 } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
@@ -226,7 +227,7 @@ describe(IngestionRunner.name, () => {
       yield page(1);
     });
     const id = await task('url', { url: 'https://docs.example.com/' });
-    const leases = new TaskLeases(ds, 300);
+    const leases = new TaskLeases(new SqliteTaskLeaseRepository(rawDatabase(ds)), 300);
     const running = runner(loader, {}, undefined, leases).run(id, new AbortController().signal);
     const db = rawDatabase(ds);
     while (db.prepare('SELECT 1 FROM task_leases WHERE task_id = ?').get(id) === undefined) {
@@ -249,7 +250,7 @@ describe(IngestionRunner.name, () => {
       'other-host:1:ab',
       timestampAt(Date.now() + 60_000),
     );
-    const leases = new TaskLeases(ds, 30_000);
+    const leases = new TaskLeases(new SqliteTaskLeaseRepository(rawDatabase(ds)), 30_000);
     await runner(never, {}, undefined, leases).run(id, new AbortController().signal);
     expect(await row(id)).toMatchObject({ status: 'pending', attempts: 0 });
     db.prepare('DELETE FROM task_leases').run();

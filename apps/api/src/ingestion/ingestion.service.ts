@@ -1,8 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, type LoadRequest, parseVersionPattern, type SourceType, formatMicros } from '@kbqa/core';
-import { IndexEntity, IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
-import { type DataSource, type FindOptionsWhere, In, LessThan, type Repository } from 'typeorm';
+import {
+  formatMicros,
+  KbqaError,
+  type LoadRequest,
+  parseVersionPattern,
+  type SourceType,
+  type TaskKind,
+  type TaskRepository,
+} from '@kbqa/core';
+import { IndexEntity } from '@kbqa/store-sqlite';
+import type { DataSource, Repository } from 'typeorm';
 import { DATA_SOURCE } from '../database/database.module';
+import { TASK_REPOSITORY } from '../database/tasks.providers';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
 import type { DocumentsPayload, FilesPayload, ReportedCounts } from './ingestion.runner';
 import {
@@ -13,20 +22,19 @@ import {
 } from './ingestion.dto';
 import type { UploadedFile } from './uploads';
 import { LoaderRegistry } from './loader-registry';
-import { insertTask } from './task-rows';
 import { upsertIndex } from '../indexes/index-rows';
 
 @Injectable()
 export class IngestionService {
-  private readonly tasks: Repository<IngestionTaskEntity>;
+  /** For upsertIndex (index-rows.ts), which takes the ORM repository until indexes have theirs. */
   private readonly indexes: Repository<IndexEntity>;
 
   constructor(
     @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(TASK_REPOSITORY) private readonly tasks: TaskRepository,
     @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
     private readonly loaders: LoaderRegistry,
   ) {
-    this.tasks = dataSource.getRepository(IngestionTaskEntity);
     this.indexes = dataSource.getRepository(IndexEntity);
   }
 
@@ -95,30 +103,15 @@ export class IngestionService {
     total: number,
     indexId: number | null = null,
   ): Promise<number> {
-    const row = await insertTask(this.tasks, { projectId, kind, payload, total, indexId });
-    await this.queue.enqueue({ id: row.id, projectId });
-    return row.id;
+    const id = await this.tasks.create({ projectId, kind, payload, total, indexId });
+    await this.queue.enqueue({ id, projectId });
+    return id;
   }
 
   /** Status of a task; scoped to a project when the caller sent a key. */
   async status(taskId: number, projectId: number | undefined): Promise<IngestionStatusResponse> {
-    // Never the payload: it can be megabytes and status is polled often.
-    const task = await this.tasks.findOne({
-      select: [
-        'id',
-        'projectId',
-        'status',
-        'current',
-        'total',
-        'currentStep',
-        'success',
-        'error',
-        'indexedCount',
-        'skippedCount',
-        'counts',
-      ],
-      where: { id: taskId },
-    });
+    // Never the payload or the report (TaskProgress): they can be megabytes and status is polled often.
+    const task = await this.tasks.progress(taskId);
     if (!task || (projectId !== undefined && task.projectId !== projectId)) {
       throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
     }
@@ -151,7 +144,7 @@ export class IngestionService {
 
   /** Tasks a previous process left pending or running, oldest first. */
   unfinishedTasks(): Promise<QueuedTask[]> {
-    return this.queuedTasks({ status: In(['pending', 'running']) });
+    return this.tasks.unfinished();
   }
 
   /**
@@ -159,20 +152,7 @@ export class IngestionService {
    * another process (the CLI, an API process without workers) created them.
    */
   pendingTasks(ms: number): Promise<QueuedTask[]> {
-    return this.queuedTasks({
-      status: 'pending',
-      updatedAt: LessThan(formatMicros((Date.now() - ms) * 1000)),
-    });
-  }
-
-  private async queuedTasks(where: FindOptionsWhere<IngestionTaskEntity>): Promise<QueuedTask[]> {
-    const rows = await this.tasks.find({
-      select: { id: true, projectId: true },
-      where,
-      // Ids are random: creation time gives the order of arrival.
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    return rows.map((r) => ({ id: r.id, projectId: r.projectId }));
+    return this.tasks.pendingBefore(formatMicros((Date.now() - ms) * 1000));
   }
 
   requeue(task: QueuedTask): Promise<void> {

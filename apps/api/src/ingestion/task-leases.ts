@@ -1,31 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
-import { nowTimestamp, timestampAt } from '@kbqa/core';
-import { IngestionTaskEntity, rawDatabase, TaskLeaseEntity, writeTransaction } from '@kbqa/store-sqlite';
-import { type DataSource, Raw } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { nowTimestamp, type TaskLeaseRepository, type TaskUpdate, timestampAt } from '@kbqa/core';
 import type { QueuedTask } from './ingestion-queue';
-
-/** First key of the PostgreSQL advisory lock that orders the claims of one project ("kbqa"). */
-const CLAIM_LOCK_KEY = 0x6b627161;
-
-/**
- * Takes the lease of a task that is not completed, unless another process holds a live lease on
- * it or on another running task of its project. Returns the task id when this process won.
- */
-const CLAIM_SQL = `INSERT INTO task_leases (task_id, project_id, owner, until)
-  SELECT CAST(:id AS bigint), CAST(:projectId AS integer), CAST(:owner AS text), CAST(:until AS text)
-  WHERE EXISTS (SELECT 1 FROM ingestion_tasks WHERE id = :id AND status <> 'completed')
-    AND NOT EXISTS (SELECT 1 FROM task_leases l JOIN ingestion_tasks t ON t.id = l.task_id
-      WHERE l.project_id = :projectId AND l.task_id <> :id AND l.owner <> :owner
-        AND l.until >= :now AND t.status = 'running')
-  ON CONFLICT (task_id) DO UPDATE SET owner = excluded.owner, until = excluded.until
-    WHERE task_leases.owner = :owner OR task_leases.until < :now
-  RETURNING task_id`;
-
-const START_SQL = `UPDATE ingestion_tasks SET status = 'running', attempts = attempts + 1, updated_at = :now
-  WHERE id = :id`;
 
 export const TASK_LEASES = Symbol('TASK_LEASES');
 
@@ -49,7 +26,7 @@ export class TaskLeases {
   private readonly host = hostname();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly leases: TaskLeaseRepository,
     /** How long a claim lasts without renewal; holders renew it every third of that. */
     readonly leaseMs: number,
   ) {
@@ -70,33 +47,14 @@ export class TaskLeases {
    * project, without which the statement would not see another task of the project claimed
    * concurrently.
    */
-  async claim(task: QueuedTask): Promise<boolean> {
-    const now = nowTimestamp();
-    const params = { id: task.id, projectId: task.projectId, owner: this.owner, until: this.until(), now };
-    const [claim, claimParams] = this.sql(CLAIM_SQL, params);
-    const [start, startParams] = this.sql(START_SQL, params);
-    if (this.dataSource.options.type !== 'postgres') {
-      const db = rawDatabase(this.dataSource);
-      return writeTransaction(db, () => {
-        if (db.prepare(claim).get(...claimParams) === undefined) return false;
-        db.prepare(start).run(...startParams);
-        return true;
-      });
-    }
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [CLAIM_LOCK_KEY, task.projectId]);
-      if ((await manager.query<unknown[]>(claim, claimParams)).length === 0) return false;
-      await manager.query(start, startParams);
-      return true;
-    });
+  claim(task: QueuedTask): Promise<boolean> {
+    const ref = { id: task.id, projectId: task.projectId };
+    return this.leases.claim(ref, this.owner, this.until(), nowTimestamp());
   }
 
   /** Extends this process's lease on a task; false when it no longer holds it. */
-  async renew(taskId: number): Promise<boolean> {
-    const result = await this.dataSource
-      .getRepository(TaskLeaseEntity)
-      .update({ taskId, owner: this.owner }, { until: this.until() });
-    return (result.affected ?? 0) > 0;
+  renew(taskId: number): Promise<boolean> {
+    return this.leases.renew(taskId, this.owner, this.until());
   }
 
   /**
@@ -129,25 +87,19 @@ export class TaskLeases {
   /**
    * Writes `values` to the task row if this process holds the task: a run that was taken over
    * cannot overwrite the new run's progress or outcome. False when it no longer holds it.
+   * `values` are {@link TaskUpdate} fields; the record type is widened only because the runner
+   * still types them as its entity's partial (the store refuses a field it does not know).
    */
-  async update(taskId: number, values: QueryDeepPartialEntity<IngestionTaskEntity>): Promise<boolean> {
-    const held = Raw(
-      (id) => `${id} = :id AND EXISTS (SELECT 1 FROM task_leases WHERE task_id = :id AND owner = :owner)`,
-      {
-        id: taskId,
-        owner: this.owner,
-      },
-    );
-    const result = await this.dataSource.getRepository(IngestionTaskEntity).update({ id: held }, values);
-    return (result.affected ?? 0) > 0;
+  update(taskId: number, values: TaskUpdate | Readonly<Record<string, unknown>>): Promise<boolean> {
+    return this.leases.updateHeld(taskId, this.owner, values);
   }
 
   /**
    * Gives up this process's lease (after the task completed or went back to pending). A lease
    * left behind by a crash in between holds nothing: only running tasks' leases count.
    */
-  async release(taskId: number): Promise<void> {
-    await this.dataSource.getRepository(TaskLeaseEntity).delete({ taskId, owner: this.owner });
+  release(taskId: number): Promise<void> {
+    return this.leases.release(taskId, this.owner);
   }
 
   /**
@@ -157,20 +109,7 @@ export class TaskLeases {
    */
   async claimable(pendingForMs = 0): Promise<QueuedTask[]> {
     await this.releaseGone();
-    const rows = await this.dataSource
-      .getRepository(IngestionTaskEntity)
-      .createQueryBuilder('t')
-      .select(['t.id', 't.projectId'])
-      .where(
-        `(t.status = 'pending' AND t.updated_at < :cutoff) OR (t.status = 'running' AND NOT EXISTS
-          (SELECT 1 FROM task_leases l WHERE l.task_id = t.id AND l.until >= :now))`,
-        { cutoff: timestampAt(Date.now() - pendingForMs + 1), now: nowTimestamp() },
-      )
-      // Ids are random: creation time gives the order of arrival.
-      .orderBy('t.created_at', 'ASC')
-      .addOrderBy('t.id', 'ASC')
-      .getMany();
-    return rows.map((r) => ({ id: Number(r.id), projectId: r.projectId }));
+    return this.leases.claimable(timestampAt(Date.now() - pendingForMs + 1), nowTimestamp());
   }
 
   /**
@@ -178,15 +117,10 @@ export class TaskLeases {
    * by a restart), so their tasks are taken over now rather than when the leases run out.
    */
   private async releaseGone(): Promise<void> {
-    const leases = this.dataSource.getRepository(TaskLeaseEntity);
-    const held = await leases
-      .createQueryBuilder('l')
-      .select('DISTINCT l.owner', 'owner')
-      .getRawMany<{ owner: string }>();
-    const gone = held.map((h) => h.owner).filter((owner) => this.isGone(owner));
+    const gone = (await this.leases.owners()).filter((owner) => this.isGone(owner));
     if (gone.length === 0) return;
     this.logger.log(`taking over the tasks of ended process(es) ${gone.join(', ')}`);
-    for (const owner of gone) await leases.delete({ owner });
+    for (const owner of gone) await this.leases.dropOwner(owner);
   }
 
   /** Whether `owner` was a process of this machine that has ended. */
@@ -203,11 +137,6 @@ export class TaskLeases {
       // EPERM: the pid exists under another user, perhaps the holder; only ESRCH says it ended.
       return (e as NodeJS.ErrnoException).code === 'ESRCH';
     }
-  }
-
-  /** `:name` parameters in the database's own form. */
-  private sql(sql: string, params: Record<string, unknown>): [string, unknown[]] {
-    return this.dataSource.driver.escapeQueryWithParameters(sql, params, {}) as [string, unknown[]];
   }
 
   private until(): string {

@@ -1,21 +1,13 @@
-import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
-import { IngestionTaskEntity, type TaskKind } from '@kbqa/store-sqlite';
+import { type NewTask, nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
+import type { IngestionTaskEntity } from '@kbqa/store-sqlite';
 import type { Repository } from 'typeorm';
-
-/** What a new task is: its project, kind, request and (for ingestData) its index. */
-export interface NewTask {
-  projectId: number;
-  kind: TaskKind;
-  payload: string;
-  total: number;
-  indexId: number | null;
-  /** Started by the auto-sync schedule (default: asked for by hand). */
-  scheduled?: boolean;
-}
 
 /**
  * Inserts a pending task under a fresh random id (a collision, about 1 in 2^48 per task, draws
  * again) and returns it. The row is committed before anyone learns its id.
+ *
+ * @deprecated Use `TaskRepository.create` (TASK_REPOSITORY). Kept, with its ORM repository, only
+ * for indexes.service.ts until index records move behind a repository of their own.
  */
 export async function insertTask(
   tasks: Repository<IngestionTaskEntity>,
@@ -39,7 +31,8 @@ export async function insertTask(
     finishedAt: null,
   });
   for (let attempt = 1; ; attempt++) {
-    row.id = newTaskId();
+    // Unguessable, as ingestionStatus answers without a key (randomRecordId).
+    row.id = randomRecordId();
     try {
       await tasks.insert(row);
       return row;
@@ -49,9 +42,4 @@ export async function insertTask(
       if (!collided || attempt >= RANDOM_ID_ATTEMPTS) throw e;
     }
   }
-}
-
-/** A task id: unguessable, as ingestionStatus answers without a key (randomRecordId). */
-export function newTaskId(): number {
-  return randomRecordId();
 }

@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { SourceKind } from '@kbqa/core';
-import type { DataSource } from 'typeorm';
-import { DATA_SOURCE } from '../database/database.module';
-import { runSql } from '../database/sql';
+import type { SourceKind, SourceListing } from '@kbqa/core';
+import { SOURCE_LISTING } from '../database/tasks.providers';
 
 /** A source of a project as the MCP resource list shows it. */
 export interface SourceEntry {
@@ -19,18 +17,14 @@ export interface SourceText {
 
 /**
  * Read-only queries for the MCP resources. The chunk store has no method that returns a source's
- * text, and it belongs to another team's package, so the tables are read directly here.
+ * text, and it belongs to another team's package, so they go through the source listing.
  */
 @Injectable()
 export class SourceTexts {
-  constructor(@Inject(DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(@Inject(SOURCE_LISTING) private readonly sources: SourceListing) {}
 
-  list(projectId: number): Promise<SourceEntry[]> {
-    return runSql<SourceEntry[]>(
-      this.dataSource,
-      'SELECT id, source, kind FROM sources WHERE project_id = ? ORDER BY id',
-      [projectId],
-    );
+  async list(projectId: number): Promise<SourceEntry[]> {
+    return (await this.sources.entries(projectId)).map(({ id, source, kind }) => ({ id, source, kind }));
   }
 
   /**
@@ -39,17 +33,7 @@ export class SourceTexts {
    * not the documents' text, so the chunker's overlap repeats a sentence here and there.
    */
   async read(projectId: number, sourceId: number): Promise<SourceText | undefined> {
-    const [row] = await runSql<Array<{ source: string }>>(
-      this.dataSource,
-      'SELECT source FROM sources WHERE id = ? AND project_id = ?',
-      [sourceId, projectId],
-    );
-    if (!row) return undefined;
-    const chunks = await runSql<Array<{ content: string }>>(
-      this.dataSource,
-      'SELECT content FROM chunks WHERE source_id = ? AND project_id = ? ORDER BY document_id, ordinal',
-      [sourceId, projectId],
-    );
-    return { source: row.source, text: chunks.map((c) => c.content).join('\n\n') };
+    const found = await this.sources.chunkTexts(projectId, sourceId);
+    return found && { source: found.source, text: found.texts.join('\n\n') };
   }
 }

@@ -1,5 +1,5 @@
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import type { SourceRecord } from '@kbqa/store-sqlite';
+import type { SourceRecord } from '@kbqa/core';
 import { KeyDto } from '../common/key.dto';
 
 export class GetSourcesDto extends KeyDto {}

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import type { TaskKind, TaskStatus } from '@kbqa/store-sqlite';
+import type { TaskKind, TaskStatus } from '@kbqa/core';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { toPositiveInt } from '../common/validators';

@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, toIsoUtc } from '@kbqa/core';
-import { IngestionTaskEntity } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
-import { DATA_SOURCE } from '../database/database.module';
+import { KbqaError, type TaskRepository, toIsoUtc } from '@kbqa/core';
+import { TASK_REPOSITORY } from '../database/tasks.providers';
 import type { TaskStats } from '../ingestion/ingestion.runner';
 import { ProjectsService } from '../projects/projects.service';
 import { MAX_TASK_LIST, type TaskReportResponse, type TaskSummaryResponse } from './tasks.dto';
@@ -13,36 +11,15 @@ import { MAX_TASK_LIST, type TaskReportResponse, type TaskSummaryResponse } from
  */
 @Injectable()
 export class TasksService {
-  private readonly tasks: Repository<IngestionTaskEntity>;
-
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(TASK_REPOSITORY) private readonly tasks: TaskRepository,
     private readonly projects: ProjectsService,
-  ) {
-    this.tasks = dataSource.getRepository(IngestionTaskEntity);
-  }
+  ) {}
 
   /** The task's outcome and every URL it indexed or skipped, with the reason; NOT_FOUND if unknown. */
   async report(taskId: number): Promise<TaskReportResponse> {
-    // Never the payload: it holds every raw document of the request.
-    const task = await this.tasks.findOne({
-      select: [
-        'id',
-        'projectId',
-        'kind',
-        'status',
-        'currentStep',
-        'current',
-        'total',
-        'success',
-        'error',
-        'errorCode',
-        'stats',
-        'createdAt',
-        'finishedAt',
-      ],
-      where: { id: taskId },
-    });
+    // Never the payload (TaskReport): it holds every raw document of the request.
+    const task = await this.tasks.report(taskId);
     if (!task) throw new KbqaError('NOT_FOUND', `task ${taskId} not found`);
     const stats: Partial<TaskStats> = task.stats ? (JSON.parse(task.stats) as Partial<TaskStats>) : {};
     const skipped = stats.skipped ?? [];
@@ -74,12 +51,7 @@ export class TasksService {
   async list(projectId: number, limit: number): Promise<TaskSummaryResponse[]> {
     await this.projects.getProject(projectId);
     // The counts have their own columns, so the listing never reads a report or a payload.
-    const rows = await this.tasks.find({
-      select: ['id', 'kind', 'status', 'success', 'indexedCount', 'skippedCount', 'createdAt', 'finishedAt'],
-      where: { projectId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: Math.min(Math.max(1, limit), MAX_TASK_LIST),
-    });
+    const rows = await this.tasks.list(projectId, Math.min(Math.max(1, limit), MAX_TASK_LIST));
     return rows.map((t) => ({
       id: t.id,
       kind: t.kind,

@@ -5,3 +5,4 @@ export * from './test-server';
 export * from './chunk-store-contract';
 export * from './request-records-contract';
 export * from './conversations-records-contract';
+export * from './tasks-records-contract';

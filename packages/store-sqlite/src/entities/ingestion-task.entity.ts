@@ -1,16 +1,7 @@
+import type { TaskKind, TaskStatus } from '@kbqa/core';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type TaskStatus = 'pending' | 'running' | 'completed';
-export type TaskKind =
-  | 'documents'
-  | 'files'
-  | 'website-crawler'
-  | 'docusaurus'
-  | 'github'
-  | 'youtube'
-  | 'url'
-  | 'sitemap'
-  | 'openapi';
+export type { TaskKind, TaskStatus } from '@kbqa/core';
 
 @Entity('ingestion_tasks')
 export class IngestionTaskEntity {

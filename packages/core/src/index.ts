@@ -13,3 +13,4 @@ export * from './relevance';
 export * from './versions';
 export * from './time';
 export * from './record-ids';
+export * from './records/projects';

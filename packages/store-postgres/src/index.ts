@@ -17,3 +17,4 @@ export {
   type SqliteReader,
 } from './copy-sqlite';
 export { Batcher, type BatcherOptions } from './batcher';
+export * from './records/projects';

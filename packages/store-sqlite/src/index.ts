@@ -17,3 +17,4 @@ export { SqliteRequestRecords } from './request-records';
 export { writeTransaction } from './write-transaction';
 export * from './backup';
 export { MIGRATIONS } from './migrations';
+export * from './records/projects';

@@ -23,6 +23,7 @@ import {
 } from '@kbqa/store-postgres';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
+import { postgresProjectsProviders, sqliteProjectsProviders } from './projects.providers';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 /** The chunk store (`ChunkStore` of @kbqa/core): SQLite, or PostgreSQL with KBQA_DATABASE_URL. */
@@ -76,6 +77,7 @@ function sqliteProviders(): Provider[] {
       inject: [DATA_SOURCE],
       useFactory: (dataSource: DataSource) => new SqliteRequestRecords(rawDatabase(dataSource)),
     },
+    ...sqliteProjectsProviders(),
   ];
 }
 
@@ -97,6 +99,7 @@ function postgresProviders(): Provider[] {
       inject: [DATA_SOURCE],
       useFactory: (dataSource: DataSource) => new PostgresRequestRecords(postgresPool(dataSource)),
     },
+    ...postgresProjectsProviders(),
   ];
 }
 

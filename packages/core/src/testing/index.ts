@@ -4,3 +4,4 @@ export * from './loader-contract';
 export * from './test-server';
 export * from './chunk-store-contract';
 export * from './request-records-contract';
+export * from './projects-records-contract';

@@ -1,0 +1,32 @@
+import type { Provider } from '@nestjs/common';
+import { rawDatabase, SqliteKeyRepository, SqliteProjectRepository } from '@kbqa/store-sqlite';
+import { PostgresKeyRepository, PostgresProjectRepository, postgresPool } from '@kbqa/store-postgres';
+import type { DataSource } from 'typeorm';
+import { DATA_SOURCE } from './database.module';
+
+/** Projects (`ProjectRepository` of @kbqa/core). */
+export const PROJECT_REPOSITORY = Symbol('PROJECT_REPOSITORY');
+/** API keys as the operator manages them (`KeyRepository` of @kbqa/core). */
+export const KEY_REPOSITORY = Symbol('KEY_REPOSITORY');
+
+export function sqliteProjectsProviders(): Provider[] {
+  const on = <T>(make: (db: ReturnType<typeof rawDatabase>) => T) => ({
+    inject: [DATA_SOURCE],
+    useFactory: (dataSource: DataSource) => make(rawDatabase(dataSource)),
+  });
+  return [
+    { provide: PROJECT_REPOSITORY, ...on((db) => new SqliteProjectRepository(db)) },
+    { provide: KEY_REPOSITORY, ...on((db) => new SqliteKeyRepository(db)) },
+  ];
+}
+
+export function postgresProjectsProviders(): Provider[] {
+  const on = <T>(make: (pool: ReturnType<typeof postgresPool>) => T) => ({
+    inject: [DATA_SOURCE],
+    useFactory: (dataSource: DataSource) => make(postgresPool(dataSource)),
+  });
+  return [
+    { provide: PROJECT_REPOSITORY, ...on((pool) => new PostgresProjectRepository(pool)) },
+    { provide: KEY_REPOSITORY, ...on((pool) => new PostgresKeyRepository(pool)) },
+  ];
+}

@@ -1,0 +1,177 @@
+import type { Pool } from 'pg';
+import type {
+  KeyKind,
+  KeyRecord,
+  KeyRepository,
+  NewKey,
+  ProjectChanges,
+  ProjectRecord,
+  ProjectRepository,
+} from '@kbqa/core';
+
+interface ProjectRow {
+  id: number;
+  name: string;
+  export_enabled: boolean;
+  system_prompt: string | null;
+  allowed_origins: string | null;
+  created_at: string;
+}
+
+const PROJECT_COLUMNS = 'id, name, export_enabled, system_prompt, allowed_origins, created_at';
+
+/**
+ * {@link ProjectRepository} on the PostgreSQL records tables (migration 2): the same rows as
+ * SqliteProjectRepository writes, origins as a JSON text array. The origin checks a widget
+ * request makes are named statements, parsed and planned once per connection.
+ */
+export class PostgresProjectRepository implements ProjectRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async create(project: Omit<ProjectRecord, 'id'>): Promise<ProjectRecord> {
+    const { rows } = await this.pool.query<ProjectRow>(
+      `INSERT INTO projects (name, export_enabled, system_prompt, allowed_origins, created_at)
+       VALUES ($1, $2, $3, $4, $5) RETURNING ${PROJECT_COLUMNS}`,
+      [
+        project.name,
+        project.exportEnabled,
+        project.systemPrompt,
+        JSON.stringify(project.allowedOrigins),
+        project.createdAt,
+      ],
+    );
+    return projectRecord(rows[0]!);
+  }
+
+  async list(): Promise<ProjectRecord[]> {
+    const { rows } = await this.pool.query<ProjectRow>(`SELECT ${PROJECT_COLUMNS} FROM projects ORDER BY id`);
+    return rows.map(projectRecord);
+  }
+
+  async find(id: number): Promise<ProjectRecord | undefined> {
+    const { rows } = await this.pool.query<ProjectRow>({
+      name: 'kbqa_projects_find',
+      text: `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = $1`,
+      values: [id],
+    });
+    return rows[0] && projectRecord(rows[0]);
+  }
+
+  async update(id: number, changes: ProjectChanges): Promise<ProjectRecord | undefined> {
+    const params: unknown[] = [];
+    const sets: string[] = [];
+    const set = (column: string, value: unknown) => sets.push(`${column} = $${params.push(value)}`);
+    if (changes.name !== undefined) set('name', changes.name);
+    if (changes.exportEnabled !== undefined) set('export_enabled', changes.exportEnabled);
+    if (changes.systemPrompt !== undefined) set('system_prompt', changes.systemPrompt);
+    if (changes.allowedOrigins !== undefined) set('allowed_origins', JSON.stringify(changes.allowedOrigins));
+    if (sets.length === 0) return this.find(id);
+    const { rows } = await this.pool.query<ProjectRow>(
+      `UPDATE projects SET ${sets.join(', ')} WHERE id = $${params.push(id)} RETURNING ${PROJECT_COLUMNS}`,
+      params,
+    );
+    return rows[0] && projectRecord(rows[0]);
+  }
+
+  async allowedOrigins(projectId: number): Promise<string[] | undefined> {
+    const { rows } = await this.pool.query<{ allowed_origins: string | null }>({
+      name: 'kbqa_projects_origins',
+      text: 'SELECT allowed_origins FROM projects WHERE id = $1',
+      values: [projectId],
+    });
+    return rows[0] && parseOrigins(rows[0].allowed_origins);
+  }
+
+  /**
+   * The lists are parsed here rather than with the server's JSON functions, so a hand-edited row
+   * that is not JSON reads as no origins instead of failing the query; projects are few, and
+   * browsers cache preflights.
+   */
+  async anyProjectAllows(origins: readonly string[]): Promise<boolean> {
+    const { rows } = await this.pool.query<{ allowed_origins: string | null }>({
+      name: 'kbqa_projects_listed_origins',
+      text: "SELECT allowed_origins FROM projects WHERE allowed_origins <> '[]'",
+    });
+    return rows.some((r) => parseOrigins(r.allowed_origins).some((o) => origins.includes(o)));
+  }
+}
+
+interface KeyRow {
+  id: number;
+  project_id: number;
+  kind: KeyKind;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+const KEY_COLUMNS = 'id, project_id, kind, prefix, created_at, revoked_at, last_used_at';
+
+/** {@link KeyRepository} on the PostgreSQL records tables: the rows SqliteKeyRepository writes. */
+export class PostgresKeyRepository implements KeyRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async create(key: NewKey): Promise<KeyRecord> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `INSERT INTO api_keys (project_id, kind, prefix, key_hash, created_at)
+       VALUES ($1, $2, $3, $4, $5) RETURNING ${KEY_COLUMNS}`,
+      [key.projectId, key.kind, key.prefix, key.keyHash, key.createdAt],
+    );
+    return keyRecord(rows[0]!);
+  }
+
+  async listByProject(projectId: number): Promise<KeyRecord[]> {
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE project_id = $1 ORDER BY id`,
+      [projectId],
+    );
+    return rows.map(keyRecord);
+  }
+
+  async find(id: number): Promise<KeyRecord | undefined> {
+    const { rows } = await this.pool.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1`, [id]);
+    return rows[0] && keyRecord(rows[0]);
+  }
+
+  async revoke(id: number, at: string): Promise<KeyRecord | undefined> {
+    await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [
+      at,
+      id,
+    ]);
+    return this.find(id);
+  }
+}
+
+function projectRecord(row: ProjectRow): ProjectRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    exportEnabled: row.export_enabled,
+    systemPrompt: row.system_prompt,
+    allowedOrigins: parseOrigins(row.allowed_origins),
+    createdAt: row.created_at,
+  };
+}
+
+function keyRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    kind: row.kind,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/** The stored JSON array; anything else (a hand-edited row) reads as no origins, never as `*`. */
+function parseOrigins(stored: string | null): string[] {
+  try {
+    const parsed: unknown = JSON.parse(stored ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === 'string') : [];
+  } catch {
+    return [];
+  }
+}

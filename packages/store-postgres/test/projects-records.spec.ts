@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe } from '@jest/globals';
 import { describeProjectsRecordsContract, type ProjectsRecordsContractFixture } from '@kbqa/core/testing';
 import { Pool } from 'pg';
-import { migrate, PostgresKeyRepository, PostgresProjectRepository, recordPoolConfig } from '../src';
+import {
+  migrate,
+  PostgresDashboardSessionRepository,
+  PostgresKeyRepository,
+  PostgresProjectRepository,
+  recordPoolConfig,
+} from '../src';
 import { createScratchDatabase, SERVER, serverReachable, startPglite } from './postgres-servers';
 
 /** PGlite starts in seconds on a quiet machine and in tens of seconds on a loaded one. */
@@ -15,6 +21,7 @@ function fixtureOn(pool: () => Pool): () => Promise<ProjectsRecordsContractFixtu
     return {
       projects: new PostgresProjectRepository(p),
       keys: new PostgresKeyRepository(p),
+      sessions: new PostgresDashboardSessionRepository(p),
       sql: async (statement, params = []) => {
         let n = 0;
         const text = statement.replace(/\?/g, () => `$${++n}`);

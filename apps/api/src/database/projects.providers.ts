@@ -1,6 +1,16 @@
 import type { Provider } from '@nestjs/common';
-import { rawDatabase, SqliteKeyRepository, SqliteProjectRepository } from '@kbqa/store-sqlite';
-import { PostgresKeyRepository, PostgresProjectRepository, postgresPool } from '@kbqa/store-postgres';
+import {
+  rawDatabase,
+  SqliteDashboardSessionRepository,
+  SqliteKeyRepository,
+  SqliteProjectRepository,
+} from '@kbqa/store-sqlite';
+import {
+  PostgresDashboardSessionRepository,
+  PostgresKeyRepository,
+  PostgresProjectRepository,
+  postgresPool,
+} from '@kbqa/store-postgres';
 import type { DataSource } from 'typeorm';
 import { DATA_SOURCE } from './database.module';
 
@@ -8,6 +18,8 @@ import { DATA_SOURCE } from './database.module';
 export const PROJECT_REPOSITORY = Symbol('PROJECT_REPOSITORY');
 /** API keys as the operator manages them (`KeyRepository` of @kbqa/core). */
 export const KEY_REPOSITORY = Symbol('KEY_REPOSITORY');
+/** Dashboard logins (`DashboardSessionRepository` of @kbqa/core). */
+export const DASHBOARD_SESSION_REPOSITORY = Symbol('DASHBOARD_SESSION_REPOSITORY');
 
 export function sqliteProjectsProviders(): Provider[] {
   const on = <T>(make: (db: ReturnType<typeof rawDatabase>) => T) => ({
@@ -17,6 +29,7 @@ export function sqliteProjectsProviders(): Provider[] {
   return [
     { provide: PROJECT_REPOSITORY, ...on((db) => new SqliteProjectRepository(db)) },
     { provide: KEY_REPOSITORY, ...on((db) => new SqliteKeyRepository(db)) },
+    { provide: DASHBOARD_SESSION_REPOSITORY, ...on((db) => new SqliteDashboardSessionRepository(db)) },
   ];
 }
 
@@ -28,5 +41,6 @@ export function postgresProjectsProviders(): Provider[] {
   return [
     { provide: PROJECT_REPOSITORY, ...on((pool) => new PostgresProjectRepository(pool)) },
     { provide: KEY_REPOSITORY, ...on((pool) => new PostgresKeyRepository(pool)) },
+    { provide: DASHBOARD_SESSION_REPOSITORY, ...on((pool) => new PostgresDashboardSessionRepository(pool)) },
   ];
 }

@@ -75,3 +75,26 @@ export interface KeyRepository {
    */
   revoke(id: number, at: string): MaybePromise<KeyRecord | undefined>;
 }
+
+/**
+ * A dashboard login as stored. Times are ISO 8601 (`toISOString`), compared as strings; only
+ * hashes of the cookie value and of the operator token it was opened with are kept.
+ */
+export interface DashboardSessionRecord {
+  /** sha256 (hex) of the cookie value. */
+  idHash: string;
+  csrfToken: string;
+  /** sha256 (hex) of the operator token the session was opened with. */
+  tokenHash: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Dashboard logins, in the database so that every API process knows them. */
+export interface DashboardSessionRepository {
+  create(session: DashboardSessionRecord): MaybePromise<void>;
+  find(idHash: string): MaybePromise<DashboardSessionRecord | undefined>;
+  delete(idHash: string): MaybePromise<void>;
+  /** Deletes the sessions that expire at or before `now` (ISO 8601). */
+  deleteExpired(now: string): MaybePromise<void>;
+}

@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { KeyRepository, ProjectRecord, ProjectRepository } from '../records/projects';
+import type {
+  DashboardSessionRecord,
+  DashboardSessionRepository,
+  KeyRepository,
+  ProjectRecord,
+  ProjectRepository,
+} from '../records/projects';
 
 /**
  * One empty records database for one test: no project, no key. `sql` runs a statement on the
@@ -9,12 +15,14 @@ import type { KeyRepository, ProjectRecord, ProjectRepository } from '../records
 export interface ProjectsRecordsContractFixture {
   projects: ProjectRepository;
   keys: KeyRepository;
+  sessions: DashboardSessionRepository;
   sql(statement: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   teardown(): Promise<void>;
 }
 
 /**
- * The behaviour every implementation of the project records shares (projects, API keys), on the
+ * The behaviour every implementation of the project records shares (projects, API keys, dashboard
+ * sessions), on the
  * tables of the API's records: run by the SQLite and the PostgreSQL store.
  */
 export function describeProjectsRecordsContract(
@@ -216,6 +224,48 @@ export function describeProjectsRecordsContract(
         });
         await f.sql('DELETE FROM projects WHERE id = ?', [p.id]);
         expect(await f.keys.find(key.id)).toBeUndefined();
+      });
+    });
+    describe('dashboard sessions', () => {
+      const session = (idHash: string, expiresAt: string): DashboardSessionRecord => ({
+        idHash,
+        csrfToken: `csrf-${idHash}`,
+        tokenHash: 'operator-hash',
+        createdAt: '2026-03-01T10:00:00.000Z',
+        expiresAt,
+      });
+
+      test('stores sessions and finds each by the hash of its cookie value', async () => {
+        const a = session('aa', '2026-03-01T22:00:00.000Z');
+        const b = session('bb', '2026-03-01T23:00:00.000Z');
+        await f.sessions.create(a);
+        await f.sessions.create(b);
+        expect(await f.sessions.find('aa')).toEqual(a);
+        expect(await f.sessions.find('bb')).toEqual(b);
+        expect(await f.sessions.find('cc')).toBeUndefined();
+        expect(
+          await f.sql('SELECT id_hash, csrf_token, token_hash FROM dashboard_sessions WHERE id_hash = ?', [
+            'bb',
+          ]),
+        ).toEqual([{ id_hash: 'bb', csrf_token: 'csrf-bb', token_hash: 'operator-hash' }]);
+      });
+
+      test('ends one session and leaves the others', async () => {
+        await f.sessions.create(session('aa', '2026-03-01T22:00:00.000Z'));
+        await f.sessions.create(session('bb', '2026-03-01T22:00:00.000Z'));
+        await f.sessions.delete('aa');
+        await f.sessions.delete('unknown');
+        expect(await f.sessions.find('aa')).toBeUndefined();
+        expect(await f.sessions.find('bb')).toBeDefined();
+      });
+
+      test('drops the sessions that expire at or before the given moment', async () => {
+        await f.sessions.create(session('past', '2026-03-01T11:59:59.999Z'));
+        await f.sessions.create(session('now', '2026-03-01T12:00:00.000Z'));
+        await f.sessions.create(session('later', '2026-03-01T12:00:00.001Z'));
+        await f.sessions.deleteExpired('2026-03-01T12:00:00.000Z');
+        const left = await f.sql('SELECT id_hash FROM dashboard_sessions ORDER BY id_hash');
+        expect(left).toEqual([{ id_hash: 'later' }]);
       });
     });
   });

@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
 import type {
+  DashboardSessionRecord,
+  DashboardSessionRepository,
   KeyKind,
   KeyRecord,
   KeyRepository,
@@ -173,5 +175,54 @@ function parseOrigins(stored: string | null): string[] {
     return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === 'string') : [];
   } catch {
     return [];
+  }
+}
+
+interface SessionRow {
+  id_hash: string;
+  csrf_token: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/**
+ * {@link DashboardSessionRepository} on the PostgreSQL records tables. The lookup runs on every
+ * dashboard request, so it is a named statement.
+ */
+export class PostgresDashboardSessionRepository implements DashboardSessionRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async create(s: DashboardSessionRecord): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO dashboard_sessions (id_hash, csrf_token, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [s.idHash, s.csrfToken, s.tokenHash, s.createdAt, s.expiresAt],
+    );
+  }
+
+  async find(idHash: string): Promise<DashboardSessionRecord | undefined> {
+    const { rows } = await this.pool.query<SessionRow>({
+      name: 'kbqa_dashboard_session',
+      text: 'SELECT id_hash, csrf_token, token_hash, created_at, expires_at FROM dashboard_sessions WHERE id_hash = $1',
+      values: [idHash],
+    });
+    const row = rows[0];
+    return (
+      row && {
+        idHash: row.id_hash,
+        csrfToken: row.csrf_token,
+        tokenHash: row.token_hash,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      }
+    );
+  }
+
+  async delete(idHash: string): Promise<void> {
+    await this.pool.query('DELETE FROM dashboard_sessions WHERE id_hash = $1', [idHash]);
+  }
+
+  async deleteExpired(now: string): Promise<void> {
+    await this.pool.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1', [now]);
   }
 }

@@ -1,6 +1,6 @@
 import { describeProjectsRecordsContract } from '@kbqa/core/testing';
 import { openDataSource, rawDatabase } from '../data-source';
-import { SqliteKeyRepository, SqliteProjectRepository } from './projects';
+import { SqliteDashboardSessionRepository, SqliteKeyRepository, SqliteProjectRepository } from './projects';
 
 describeProjectsRecordsContract(SqliteProjectRepository.name, async () => {
   const ds = await openDataSource({ file: ':memory:' });
@@ -8,6 +8,7 @@ describeProjectsRecordsContract(SqliteProjectRepository.name, async () => {
   return {
     projects: new SqliteProjectRepository(db),
     keys: new SqliteKeyRepository(db),
+    sessions: new SqliteDashboardSessionRepository(db),
     sql: (statement, params = []) => {
       const stmt = db.prepare(statement);
       if (!stmt.reader) {

@@ -1,5 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type {
+  DashboardSessionRecord,
+  DashboardSessionRepository,
   KeyKind,
   KeyRecord,
   KeyRepository,
@@ -191,4 +193,62 @@ function parseOrigins(stored: string | null): string[] {
   } catch {
     return [];
   }
+}
+
+interface SessionRow {
+  id_hash: string;
+  csrf_token: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** {@link DashboardSessionRepository} on one SQLite database, with statements prepared once. */
+export class SqliteDashboardSessionRepository implements DashboardSessionRepository {
+  private readonly stmt: ReturnType<SqliteDashboardSessionRepository['prepare']>;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      insert: db.prepare<[string, string, string, string, string]>(
+        'INSERT INTO dashboard_sessions (id_hash, csrf_token, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
+      ),
+      find: db.prepare<[string], SessionRow>(
+        'SELECT id_hash, csrf_token, token_hash, created_at, expires_at FROM dashboard_sessions WHERE id_hash = ?',
+      ),
+      delete: db.prepare<[string]>('DELETE FROM dashboard_sessions WHERE id_hash = ?'),
+      deleteExpired: db.prepare<[string]>('DELETE FROM dashboard_sessions WHERE expires_at <= ?'),
+    };
+  }
+
+  create(s: DashboardSessionRecord): void {
+    this.stmt.insert.run(s.idHash, s.csrfToken, s.tokenHash, s.createdAt, s.expiresAt);
+  }
+
+  find(idHash: string): DashboardSessionRecord | undefined {
+    const row = this.stmt.find.get(idHash);
+    return row && sessionRecord(row);
+  }
+
+  delete(idHash: string): void {
+    this.stmt.delete.run(idHash);
+  }
+
+  deleteExpired(now: string): void {
+    this.stmt.deleteExpired.run(now);
+  }
+}
+
+function sessionRecord(row: SessionRow): DashboardSessionRecord {
+  return {
+    idHash: row.id_hash,
+    csrfToken: row.csrf_token,
+    tokenHash: row.token_hash,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
 }

@@ -98,3 +98,76 @@ export interface DashboardSessionRepository {
   /** Deletes the sessions that expire at or before `now` (ISO 8601). */
   deleteExpired(now: string): MaybePromise<void>;
 }
+
+/** One stored header of a tool or a tool source; `value` is sealed, a secret the service opens. */
+export interface StoredHeader {
+  name: string;
+  value: string;
+}
+
+/** An HTTP tool of a project, as the operator defined it (validated before it is stored). */
+export interface ToolRecord {
+  id: number;
+  projectId: number;
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+  method: string;
+  /** URL template with `{param}` placeholders. */
+  url: string;
+  headers: StoredHeader[];
+  /** JSON body template; null for none. */
+  body: unknown;
+  /** Whether anon-key chats (the widget) may use it. */
+  isPublic: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A tool's definition as replaced by an update: everything but its id, project and creation. */
+export type ToolChanges = Omit<ToolRecord, 'id' | 'projectId' | 'createdAt'>;
+
+/** Which of a project's tools or tool sources to list: all, or those anon-key chats may use. */
+export interface ListToolsOptions {
+  publicOnly?: boolean;
+}
+
+/** HTTP tools. Names are unique per project: a duplicate is refused by the store. */
+export interface ToolRepository {
+  /** The project's tools by id. A chat lists them every time, so this is on the chat path. */
+  list(projectId: number, options?: ListToolsOptions): MaybePromise<ToolRecord[]>;
+  find(id: number): MaybePromise<ToolRecord | undefined>;
+  count(projectId: number): MaybePromise<number>;
+  /** Whether the project has a tool of this name. */
+  nameTaken(projectId: number, name: string): MaybePromise<boolean>;
+  create(tool: Omit<ToolRecord, 'id'>): MaybePromise<ToolRecord>;
+  /** The tool as stored after; undefined when there is no such tool. */
+  update(id: number, changes: ToolChanges): MaybePromise<ToolRecord | undefined>;
+  delete(id: number): MaybePromise<void>;
+}
+
+/** A server whose tools a project's chats may call (an MCP server for kind `mcp`). */
+export interface ToolSourceRecord {
+  id: number;
+  projectId: number;
+  kind: string;
+  /** Unique per project; prefixes the source's tools when their names clash. */
+  name: string;
+  url: string;
+  /** Sent with every request to the server; the values are sealed secrets. */
+  headers: StoredHeader[];
+  isPublic: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Tool sources. Names are unique per project: a duplicate is refused by the store. */
+export interface ToolSourceRepository {
+  /** The project's sources by id; on the chat path like ToolRepository.list. */
+  list(projectId: number, options?: ListToolsOptions): MaybePromise<ToolSourceRecord[]>;
+  find(id: number): MaybePromise<ToolSourceRecord | undefined>;
+  nameTaken(projectId: number, name: string): MaybePromise<boolean>;
+  create(source: Omit<ToolSourceRecord, 'id'>): MaybePromise<ToolSourceRecord>;
+  delete(id: number): MaybePromise<void>;
+}

@@ -5,6 +5,10 @@ import type {
   KeyRepository,
   ProjectRecord,
   ProjectRepository,
+  ToolRecord,
+  ToolRepository,
+  ToolSourceRecord,
+  ToolSourceRepository,
 } from '../records/projects';
 
 /**
@@ -16,19 +20,28 @@ export interface ProjectsRecordsContractFixture {
   projects: ProjectRepository;
   keys: KeyRepository;
   sessions: DashboardSessionRepository;
+  tools: ToolRepository;
+  toolSources: ToolSourceRepository;
   sql(statement: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   teardown(): Promise<void>;
 }
 
 /**
  * The behaviour every implementation of the project records shares (projects, API keys, dashboard
- * sessions), on the
+ * sessions, tools and tool sources), on the
  * tables of the API's records: run by the SQLite and the PostgreSQL store.
  */
 export function describeProjectsRecordsContract(
   name: string,
   open: () => Promise<ProjectsRecordsContractFixture>,
-  options: { timeoutMs?: number } = {},
+  options: {
+    timeoutMs?: number;
+    /**
+     * Whether the cases where the store refuses a write (a duplicate name) run: false for PGlite,
+     * whose socket server drops the connection after an error; the PostgreSQL server runs them.
+     */
+    refusedWrites?: boolean;
+  } = {},
 ): void {
   describe(`${name} (projects records contract)`, () => {
     let f: ProjectsRecordsContractFixture;
@@ -37,6 +50,8 @@ export function describeProjectsRecordsContract(
     }, options.timeoutMs);
     afterEach(() => f.teardown());
     const test = (title: string, fn: () => Promise<void>) => it(title, fn, options.timeoutMs);
+    const testRefusal = (title: string, fn: () => Promise<void>) =>
+      (options.refusedWrites === false ? it.skip : it)(title, fn, options.timeoutMs);
 
     const project = async (name: string, changes: Partial<Omit<ProjectRecord, 'id'>> = {}) =>
       f.projects.create({
@@ -266,6 +281,193 @@ export function describeProjectsRecordsContract(
         await f.sessions.deleteExpired('2026-03-01T12:00:00.000Z');
         const left = await f.sql('SELECT id_hash FROM dashboard_sessions ORDER BY id_hash');
         expect(left).toEqual([{ id_hash: 'later' }]);
+      });
+    });
+    describe('tools', () => {
+      const tool = (
+        projectId: number,
+        name: string,
+        changes: Partial<ToolRecord> = {},
+      ): Omit<ToolRecord, 'id'> => ({
+        projectId,
+        name,
+        description: `the ${name} tool`,
+        parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'] },
+        method: 'GET',
+        url: 'https://shop.example/stock/{sku}',
+        headers: [{ name: 'Authorization', value: 'sealed:abc' }],
+        body: null,
+        isPublic: false,
+        createdAt: '2026-03-01T10:00:00.000000',
+        updatedAt: '2026-03-01T10:00:00.000000',
+        ...changes,
+      });
+
+      test("stores tools with their JSON columns and lists a project's by id, public ones alone on asking", async () => {
+        const p = await project('shop');
+        const other = await project('other');
+        const stock = await f.tools.create(tool(p.id, 'stock'));
+        expect(stock).toEqual({ id: stock.id, ...tool(p.id, 'stock') });
+        const order = await f.tools.create(
+          tool(p.id, 'order', {
+            method: 'POST',
+            body: { sku: '{sku}', quantity: 1, note: null },
+            headers: [],
+            isPublic: true,
+          }),
+        );
+        await f.tools.create(tool(other.id, 'stock', { isPublic: true }));
+        expect(await f.tools.list(p.id)).toEqual([stock, order]);
+        expect(await f.tools.list(p.id, { publicOnly: true })).toEqual([order]);
+        expect(await f.tools.list(p.id, { publicOnly: false })).toEqual([stock, order]);
+        expect(await f.tools.find(order.id)).toEqual({
+          ...order,
+          body: { sku: '{sku}', quantity: 1, note: null },
+        });
+        expect(await f.tools.find(order.id + 100)).toBeUndefined();
+        const rows = await f.sql(
+          'SELECT name, parameters, headers, body, public FROM tools WHERE project_id = ? ORDER BY id',
+          [p.id],
+        );
+        // `public` is 0/1 in SQLite, false/true in PostgreSQL; a tool without a body stores NULL.
+        expect(rows.map((r) => ({ ...r, public: Boolean(r.public) }))).toEqual([
+          {
+            name: 'stock',
+            parameters: JSON.stringify(stock.parameters),
+            headers: '[{"name":"Authorization","value":"sealed:abc"}]',
+            body: null,
+            public: false,
+          },
+          {
+            name: 'order',
+            parameters: JSON.stringify(stock.parameters),
+            headers: '[]',
+            body: '{"sku":"{sku}","quantity":1,"note":null}',
+            public: true,
+          },
+        ]);
+      });
+
+      test("counts a project's tools and tells which names it has taken", async () => {
+        const p = await project('shop');
+        const other = await project('other');
+        expect(await f.tools.count(p.id)).toBe(0);
+        await f.tools.create(tool(p.id, 'stock'));
+        await f.tools.create(tool(p.id, 'order'));
+        await f.tools.create(tool(other.id, 'refund'));
+        expect(await f.tools.count(p.id)).toBe(2);
+        expect(await f.tools.nameTaken(p.id, 'stock')).toBe(true);
+        expect(await f.tools.nameTaken(p.id, 'refund')).toBe(false);
+        expect(await f.tools.nameTaken(p.id, 'Stock')).toBe(false);
+      });
+
+      testRefusal('refuses a second tool of the same name in a project, not in another', async () => {
+        const p = await project('shop');
+        const other = await project('other');
+        await f.tools.create(tool(p.id, 'stock'));
+        await expect(Promise.resolve().then(() => f.tools.create(tool(p.id, 'stock')))).rejects.toThrow();
+        expect((await f.tools.create(tool(other.id, 'stock'))).projectId).toBe(other.id);
+        expect(await f.tools.count(p.id)).toBe(1);
+      });
+
+      test("replaces a tool's definition, keeping its project and creation time", async () => {
+        const p = await project('shop');
+        const stock = await f.tools.create(tool(p.id, 'stock', { body: { a: 1 } }));
+        const other = await f.tools.create(tool(p.id, 'other'));
+        const changes = {
+          name: 'inventory',
+          description: 'how many are left',
+          parameters: { type: 'object', properties: {} },
+          method: 'POST',
+          url: 'https://shop.example/inventory',
+          headers: [{ name: 'X-Key', value: 'sealed:def' }],
+          body: null,
+          isPublic: true,
+          updatedAt: '2026-03-02T10:00:00.000000',
+        };
+        const updated = await f.tools.update(stock.id, changes);
+        expect(updated).toEqual({ ...changes, id: stock.id, projectId: p.id, createdAt: stock.createdAt });
+        expect(await f.tools.find(stock.id)).toEqual(updated);
+        expect(await f.tools.find(other.id)).toEqual(other);
+        expect(await f.sql('SELECT body FROM tools WHERE id = ?', [stock.id])).toEqual([{ body: null }]);
+        expect(await f.tools.update(other.id + 100, changes)).toBeUndefined();
+      });
+
+      test("deletes one tool, and a project's tools with the project", async () => {
+        const p = await project('shop');
+        const gone = await f.tools.create(tool(p.id, 'stock'));
+        const kept = await f.tools.create(tool(p.id, 'order'));
+        await f.tools.delete(gone.id);
+        await f.tools.delete(gone.id + 100);
+        expect(await f.tools.list(p.id)).toEqual([kept]);
+        await f.sql('DELETE FROM projects WHERE id = ?', [p.id]);
+        expect(await f.tools.find(kept.id)).toBeUndefined();
+      });
+    });
+
+    describe('tool sources', () => {
+      const source = (
+        projectId: number,
+        name: string,
+        changes: Partial<ToolSourceRecord> = {},
+      ): Omit<ToolSourceRecord, 'id'> => ({
+        projectId,
+        kind: 'mcp',
+        name,
+        url: `https://${name}.example/mcp`,
+        headers: [{ name: 'Authorization', value: 'sealed:abc' }],
+        isPublic: false,
+        createdAt: '2026-03-01T10:00:00.000000',
+        updatedAt: '2026-03-01T10:00:00.000000',
+        ...changes,
+      });
+
+      test("stores sources and lists a project's by id, public ones alone on asking", async () => {
+        const p = await project('shop');
+        const other = await project('other');
+        const crm = await f.toolSources.create(source(p.id, 'crm'));
+        expect(crm).toEqual({ id: crm.id, ...source(p.id, 'crm') });
+        const docs = await f.toolSources.create(source(p.id, 'docs', { headers: [], isPublic: true }));
+        await f.toolSources.create(source(other.id, 'crm', { isPublic: true }));
+        expect(await f.toolSources.list(p.id)).toEqual([crm, docs]);
+        expect(await f.toolSources.list(p.id, { publicOnly: true })).toEqual([docs]);
+        expect(await f.toolSources.find(docs.id)).toEqual(docs);
+        expect(await f.toolSources.find(docs.id + 100)).toBeUndefined();
+        const [row] = await f.sql('SELECT headers, public FROM tool_sources WHERE id = ?', [crm.id]);
+        expect({ ...row, public: Boolean(row!.public) }).toEqual({
+          headers: '[{"name":"Authorization","value":"sealed:abc"}]',
+          public: false,
+        });
+      });
+
+      test('tells which names a project has taken', async () => {
+        const p = await project('shop');
+        const other = await project('other');
+        await f.toolSources.create(source(p.id, 'crm'));
+        expect(await f.toolSources.nameTaken(p.id, 'crm')).toBe(true);
+        expect(await f.toolSources.nameTaken(p.id, 'docs')).toBe(false);
+        expect(await f.toolSources.nameTaken(other.id, 'crm')).toBe(false);
+      });
+
+      testRefusal('refuses a second source of the same name in a project, not in another', async () => {
+        const p = await project('shop');
+        const other = await project('other');
+        await f.toolSources.create(source(p.id, 'crm'));
+        await expect(
+          Promise.resolve().then(() => f.toolSources.create(source(p.id, 'crm'))),
+        ).rejects.toThrow();
+        expect((await f.toolSources.create(source(other.id, 'crm'))).projectId).toBe(other.id);
+        expect(await f.toolSources.list(p.id)).toHaveLength(1);
+      });
+
+      test("deletes one source, and a project's sources with the project", async () => {
+        const p = await project('shop');
+        const gone = await f.toolSources.create(source(p.id, 'crm'));
+        const kept = await f.toolSources.create(source(p.id, 'docs'));
+        await f.toolSources.delete(gone.id);
+        expect(await f.toolSources.list(p.id)).toEqual([kept]);
+        await f.sql('DELETE FROM projects WHERE id = ?', [p.id]);
+        expect(await f.toolSources.find(kept.id)).toBeUndefined();
       });
     });
   });

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type {
   DashboardSessionRecord,
   DashboardSessionRepository,
+  ListToolsOptions,
   KeyKind,
   KeyRecord,
   KeyRepository,
@@ -9,6 +10,12 @@ import type {
   ProjectChanges,
   ProjectRecord,
   ProjectRepository,
+  StoredHeader,
+  ToolChanges,
+  ToolRecord,
+  ToolRepository,
+  ToolSourceRecord,
+  ToolSourceRepository,
 } from '@kbqa/core';
 
 interface ProjectRow {
@@ -225,4 +232,187 @@ export class PostgresDashboardSessionRepository implements DashboardSessionRepos
   async deleteExpired(now: string): Promise<void> {
     await this.pool.query('DELETE FROM dashboard_sessions WHERE expires_at <= $1', [now]);
   }
+}
+
+interface ToolRow {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  parameters: string;
+  method: string;
+  url: string;
+  headers: string;
+  body: string | null;
+  public: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+const TOOL_COLUMNS =
+  'id, project_id, name, description, parameters, method, url, headers, body, public, created_at, updated_at';
+
+/**
+ * {@link ToolRepository} on the PostgreSQL records tables: JSON columns as text, the rows
+ * SqliteToolRepository writes. A chat lists its project's tools, so that listing is named.
+ */
+export class PostgresToolRepository implements ToolRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async list(projectId: number, options: ListToolsOptions = {}): Promise<ToolRecord[]> {
+    const { rows } = await this.pool.query<ToolRow>({
+      name: 'kbqa_tools_list',
+      text: `SELECT ${TOOL_COLUMNS} FROM tools WHERE project_id = $1 AND (public OR NOT $2) ORDER BY id`,
+      values: [projectId, options.publicOnly ?? false],
+    });
+    return rows.map(toolRecord);
+  }
+
+  async find(id: number): Promise<ToolRecord | undefined> {
+    const { rows } = await this.pool.query<ToolRow>(`SELECT ${TOOL_COLUMNS} FROM tools WHERE id = $1`, [id]);
+    return rows[0] && toolRecord(rows[0]);
+  }
+
+  async count(projectId: number): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM tools WHERE project_id = $1',
+      [projectId],
+    );
+    return rows[0]!.n;
+  }
+
+  async nameTaken(projectId: number, name: string): Promise<boolean> {
+    const { rows } = await this.pool.query('SELECT 1 FROM tools WHERE project_id = $1 AND name = $2', [
+      projectId,
+      name,
+    ]);
+    return rows.length > 0;
+  }
+
+  async create(tool: Omit<ToolRecord, 'id'>): Promise<ToolRecord> {
+    const { rows } = await this.pool.query<ToolRow>(
+      `INSERT INTO tools (name, description, parameters, method, url, headers, body, public, project_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${TOOL_COLUMNS}`,
+      [...toolDefinition(tool), tool.projectId, tool.createdAt, tool.updatedAt],
+    );
+    return toolRecord(rows[0]!);
+  }
+
+  async update(id: number, changes: ToolChanges): Promise<ToolRecord | undefined> {
+    const { rows } = await this.pool.query<ToolRow>(
+      `UPDATE tools SET name = $1, description = $2, parameters = $3, method = $4, url = $5, headers = $6,
+         body = $7, public = $8, updated_at = $9
+       WHERE id = $10 RETURNING ${TOOL_COLUMNS}`,
+      [...toolDefinition(changes), changes.updatedAt, id],
+    );
+    return rows[0] && toolRecord(rows[0]);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.pool.query('DELETE FROM tools WHERE id = $1', [id]);
+  }
+}
+
+/** The definition columns of a tool in their stored form, in the statements' order. */
+function toolDefinition(
+  t: ToolChanges,
+): [string, string, string, string, string, string, string | null, boolean] {
+  return [
+    t.name,
+    t.description,
+    JSON.stringify(t.parameters),
+    t.method,
+    t.url,
+    JSON.stringify(t.headers),
+    t.body === null || t.body === undefined ? null : JSON.stringify(t.body),
+    t.isPublic,
+  ];
+}
+
+function toolRecord(row: ToolRow): ToolRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    parameters: JSON.parse(row.parameters) as Record<string, unknown>,
+    method: row.method,
+    url: row.url,
+    headers: JSON.parse(row.headers) as StoredHeader[],
+    body: row.body === null ? null : (JSON.parse(row.body) as unknown),
+    isPublic: row.public,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+interface ToolSourceRow {
+  id: number;
+  project_id: number;
+  kind: string;
+  name: string;
+  url: string;
+  headers: string;
+  public: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+const TOOL_SOURCE_COLUMNS = 'id, project_id, kind, name, url, headers, public, created_at, updated_at';
+
+/** {@link ToolSourceRepository} on the PostgreSQL records tables; the chat's listing is named. */
+export class PostgresToolSourceRepository implements ToolSourceRepository {
+  constructor(private readonly pool: Pool) {}
+
+  async list(projectId: number, options: ListToolsOptions = {}): Promise<ToolSourceRecord[]> {
+    const { rows } = await this.pool.query<ToolSourceRow>({
+      name: 'kbqa_tool_sources_list',
+      text: `SELECT ${TOOL_SOURCE_COLUMNS} FROM tool_sources WHERE project_id = $1 AND (public OR NOT $2) ORDER BY id`,
+      values: [projectId, options.publicOnly ?? false],
+    });
+    return rows.map(toolSourceRecord);
+  }
+
+  async find(id: number): Promise<ToolSourceRecord | undefined> {
+    const { rows } = await this.pool.query<ToolSourceRow>(
+      `SELECT ${TOOL_SOURCE_COLUMNS} FROM tool_sources WHERE id = $1`,
+      [id],
+    );
+    return rows[0] && toolSourceRecord(rows[0]);
+  }
+
+  async nameTaken(projectId: number, name: string): Promise<boolean> {
+    const { rows } = await this.pool.query('SELECT 1 FROM tool_sources WHERE project_id = $1 AND name = $2', [
+      projectId,
+      name,
+    ]);
+    return rows.length > 0;
+  }
+
+  async create(s: Omit<ToolSourceRecord, 'id'>): Promise<ToolSourceRecord> {
+    const { rows } = await this.pool.query<ToolSourceRow>(
+      `INSERT INTO tool_sources (project_id, kind, name, url, headers, public, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${TOOL_SOURCE_COLUMNS}`,
+      [s.projectId, s.kind, s.name, s.url, JSON.stringify(s.headers), s.isPublic, s.createdAt, s.updatedAt],
+    );
+    return toolSourceRecord(rows[0]!);
+  }
+
+  async delete(id: number): Promise<void> {
+    await this.pool.query('DELETE FROM tool_sources WHERE id = $1', [id]);
+  }
+}
+
+function toolSourceRecord(row: ToolSourceRow): ToolSourceRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    kind: row.kind,
+    name: row.name,
+    url: row.url,
+    headers: JSON.parse(row.headers) as StoredHeader[],
+    isPublic: row.public,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

@@ -1,6 +1,12 @@
 import { describeProjectsRecordsContract } from '@kbqa/core/testing';
 import { openDataSource, rawDatabase } from '../data-source';
-import { SqliteDashboardSessionRepository, SqliteKeyRepository, SqliteProjectRepository } from './projects';
+import {
+  SqliteDashboardSessionRepository,
+  SqliteKeyRepository,
+  SqliteProjectRepository,
+  SqliteToolRepository,
+  SqliteToolSourceRepository,
+} from './projects';
 
 describeProjectsRecordsContract(SqliteProjectRepository.name, async () => {
   const ds = await openDataSource({ file: ':memory:' });
@@ -9,6 +15,8 @@ describeProjectsRecordsContract(SqliteProjectRepository.name, async () => {
     projects: new SqliteProjectRepository(db),
     keys: new SqliteKeyRepository(db),
     sessions: new SqliteDashboardSessionRepository(db),
+    tools: new SqliteToolRepository(db),
+    toolSources: new SqliteToolSourceRepository(db),
     sql: (statement, params = []) => {
       const stmt = db.prepare(statement);
       if (!stmt.reader) {

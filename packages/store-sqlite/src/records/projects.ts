@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type {
   DashboardSessionRecord,
   DashboardSessionRepository,
+  ListToolsOptions,
   KeyKind,
   KeyRecord,
   KeyRepository,
@@ -9,6 +10,12 @@ import type {
   ProjectChanges,
   ProjectRecord,
   ProjectRepository,
+  StoredHeader,
+  ToolChanges,
+  ToolRecord,
+  ToolRepository,
+  ToolSourceRecord,
+  ToolSourceRepository,
 } from '@kbqa/core';
 
 interface ProjectRow {
@@ -250,5 +257,220 @@ function sessionRecord(row: SessionRow): DashboardSessionRecord {
     tokenHash: row.token_hash,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
+  };
+}
+
+interface ToolRow {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  parameters: string;
+  method: string;
+  url: string;
+  headers: string;
+  body: string | null;
+  public: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const TOOL_COLUMNS =
+  'id, project_id, name, description, parameters, method, url, headers, body, public, created_at, updated_at';
+
+/**
+ * {@link ToolRepository} on one SQLite database, with statements prepared once: JSON columns as
+ * text, `public` as 0/1, the rows the TypeORM entity (ToolEntity) reads.
+ */
+export class SqliteToolRepository implements ToolRepository {
+  private readonly stmt: ReturnType<SqliteToolRepository['prepare']>;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    type Definition = [string, string, string, string, string, string, string | null, number];
+    return {
+      list: db.prepare<[number], ToolRow>(
+        `SELECT ${TOOL_COLUMNS} FROM tools WHERE project_id = ? ORDER BY id`,
+      ),
+      listPublic: db.prepare<[number], ToolRow>(
+        `SELECT ${TOOL_COLUMNS} FROM tools WHERE project_id = ? AND public = 1 ORDER BY id`,
+      ),
+      find: db.prepare<[number], ToolRow>(`SELECT ${TOOL_COLUMNS} FROM tools WHERE id = ?`),
+      count: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM tools WHERE project_id = ?'),
+      named: db.prepare<[number, string], { found: number }>(
+        'SELECT 1 AS found FROM tools WHERE project_id = ? AND name = ?',
+      ),
+      insert: db.prepare<[number, ...Definition, string, string], ToolRow>(
+        `INSERT INTO tools (project_id, name, description, parameters, method, url, headers, body, public, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${TOOL_COLUMNS}`,
+      ),
+      update: db.prepare<[...Definition, string, number], ToolRow>(
+        `UPDATE tools SET name = ?, description = ?, parameters = ?, method = ?, url = ?, headers = ?, body = ?,
+           public = ?, updated_at = ?
+         WHERE id = ? RETURNING ${TOOL_COLUMNS}`,
+      ),
+      delete: db.prepare<[number]>('DELETE FROM tools WHERE id = ?'),
+    };
+  }
+
+  list(projectId: number, options: ListToolsOptions = {}): ToolRecord[] {
+    return (options.publicOnly ? this.stmt.listPublic : this.stmt.list).all(projectId).map(toolRecord);
+  }
+
+  find(id: number): ToolRecord | undefined {
+    const row = this.stmt.find.get(id);
+    return row && toolRecord(row);
+  }
+
+  count(projectId: number): number {
+    return this.stmt.count.get(projectId)!.n;
+  }
+
+  nameTaken(projectId: number, name: string): boolean {
+    return this.stmt.named.get(projectId, name) !== undefined;
+  }
+
+  create(tool: Omit<ToolRecord, 'id'>): ToolRecord {
+    return toolRecord(
+      this.stmt.insert.get(tool.projectId, ...toolDefinition(tool), tool.createdAt, tool.updatedAt)!,
+    );
+  }
+
+  update(id: number, changes: ToolChanges): ToolRecord | undefined {
+    const row = this.stmt.update.get(...toolDefinition(changes), changes.updatedAt, id);
+    return row && toolRecord(row);
+  }
+
+  delete(id: number): void {
+    this.stmt.delete.run(id);
+  }
+}
+
+/** The definition columns of a tool in their stored form, in the statements' order. */
+function toolDefinition(
+  t: ToolChanges,
+): [string, string, string, string, string, string, string | null, number] {
+  return [
+    t.name,
+    t.description,
+    JSON.stringify(t.parameters),
+    t.method,
+    t.url,
+    JSON.stringify(t.headers),
+    t.body === null || t.body === undefined ? null : JSON.stringify(t.body),
+    t.isPublic ? 1 : 0,
+  ];
+}
+
+function toolRecord(row: ToolRow): ToolRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    parameters: JSON.parse(row.parameters) as Record<string, unknown>,
+    method: row.method,
+    url: row.url,
+    headers: JSON.parse(row.headers) as StoredHeader[],
+    body: row.body === null ? null : (JSON.parse(row.body) as unknown),
+    isPublic: Boolean(row.public),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+interface ToolSourceRow {
+  id: number;
+  project_id: number;
+  kind: string;
+  name: string;
+  url: string;
+  headers: string;
+  public: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const TOOL_SOURCE_COLUMNS = 'id, project_id, kind, name, url, headers, public, created_at, updated_at';
+
+/** {@link ToolSourceRepository} on one SQLite database, with statements prepared once. */
+export class SqliteToolSourceRepository implements ToolSourceRepository {
+  private readonly stmt: ReturnType<SqliteToolSourceRepository['prepare']>;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      list: db.prepare<[number], ToolSourceRow>(
+        `SELECT ${TOOL_SOURCE_COLUMNS} FROM tool_sources WHERE project_id = ? ORDER BY id`,
+      ),
+      listPublic: db.prepare<[number], ToolSourceRow>(
+        `SELECT ${TOOL_SOURCE_COLUMNS} FROM tool_sources WHERE project_id = ? AND public = 1 ORDER BY id`,
+      ),
+      find: db.prepare<[number], ToolSourceRow>(
+        `SELECT ${TOOL_SOURCE_COLUMNS} FROM tool_sources WHERE id = ?`,
+      ),
+      named: db.prepare<[number, string], { found: number }>(
+        'SELECT 1 AS found FROM tool_sources WHERE project_id = ? AND name = ?',
+      ),
+      insert: db.prepare<[number, string, string, string, string, number, string, string], ToolSourceRow>(
+        `INSERT INTO tool_sources (project_id, kind, name, url, headers, public, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${TOOL_SOURCE_COLUMNS}`,
+      ),
+      delete: db.prepare<[number]>('DELETE FROM tool_sources WHERE id = ?'),
+    };
+  }
+
+  list(projectId: number, options: ListToolsOptions = {}): ToolSourceRecord[] {
+    return (options.publicOnly ? this.stmt.listPublic : this.stmt.list).all(projectId).map(toolSourceRecord);
+  }
+
+  find(id: number): ToolSourceRecord | undefined {
+    const row = this.stmt.find.get(id);
+    return row && toolSourceRecord(row);
+  }
+
+  nameTaken(projectId: number, name: string): boolean {
+    return this.stmt.named.get(projectId, name) !== undefined;
+  }
+
+  create(s: Omit<ToolSourceRecord, 'id'>): ToolSourceRecord {
+    return toolSourceRecord(
+      this.stmt.insert.get(
+        s.projectId,
+        s.kind,
+        s.name,
+        s.url,
+        JSON.stringify(s.headers),
+        s.isPublic ? 1 : 0,
+        s.createdAt,
+        s.updatedAt,
+      )!,
+    );
+  }
+
+  delete(id: number): void {
+    this.stmt.delete.run(id);
+  }
+}
+
+function toolSourceRecord(row: ToolSourceRow): ToolSourceRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    kind: row.kind,
+    name: row.name,
+    url: row.url,
+    headers: JSON.parse(row.headers) as StoredHeader[],
+    isPublic: Boolean(row.public),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
   };
 }

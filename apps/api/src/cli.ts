@@ -3,8 +3,7 @@ import 'reflect-metadata';
 import { existsSync } from 'node:fs';
 import { type INestApplicationContext, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { type ChunkStore, KbqaError, toIsoUtc } from '@kbqa/core';
-import { type ProjectEntity } from '@kbqa/store-sqlite';
+import { type ChunkStore, KbqaError, type ProjectRecord, toIsoUtc } from '@kbqa/core';
 import { type AppConfig, loadConfig } from './config/config';
 import { CliModule, WorkerModule } from './cli.module';
 import { CHUNK_STORE } from './database/database.module';
@@ -559,7 +558,7 @@ async function setProject(projects: ProjectsService, { positionals, flags }: Inv
   return { text: `project ${p!.id}: ${said.join(', ')}`, json: projectJson(p!) };
 }
 
-function projectJson(p: ProjectEntity) {
+function projectJson(p: ProjectRecord) {
   return {
     id: p.id,
     name: p.name,

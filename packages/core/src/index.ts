@@ -16,3 +16,4 @@ export * from './time';
 export * from './record-ids';
 export * from './records/conversations';
 export * from './records/tasks';
+export * from './records/projects';

@@ -19,3 +19,4 @@ export {
 export { Batcher, type BatcherOptions } from './batcher';
 export * from './records/conversations';
 export { PostgresSourceListing, PostgresTaskLeaseRepository, PostgresTaskRepository } from './records/tasks';
+export * from './records/projects';

@@ -19,3 +19,4 @@ export * from './backup';
 export { MIGRATIONS } from './migrations';
 export * from './records/conversations';
 export { SqliteSourceListing, SqliteTaskLeaseRepository, SqliteTaskRepository } from './records/tasks';
+export * from './records/projects';

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { toIsoUtc } from '@kbqa/core';
-import { type ApiKeyEntity, type KeyKind } from '@kbqa/store-sqlite';
+import { type KeyKind, type KeyRecord, toIsoUtc } from '@kbqa/core';
 import { IsIn } from 'class-validator';
 import type { CreatedKey } from '../projects/projects.service';
 
@@ -72,8 +71,8 @@ export class CreatedKeyResponse {
   key!: string;
 }
 
-/** The entity as a listing row: snake_case, ISO 8601 times, no hash. */
-export function mapKey(key: ApiKeyEntity): KeyResponse {
+/** The record as a listing row: snake_case, ISO 8601 times. */
+export function mapKey(key: KeyRecord): KeyResponse {
   return {
     id: key.id,
     project_id: key.projectId,

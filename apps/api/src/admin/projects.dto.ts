@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { toIsoUtc } from '@kbqa/core';
-import { type ProjectEntity } from '@kbqa/store-sqlite';
+import { type ProjectRecord, toIsoUtc } from '@kbqa/core';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { MAX_ORIGINS } from '../projects/origins';
 
@@ -71,8 +70,8 @@ export class ProjectListResponse {
   projects!: ProjectResponse[];
 }
 
-/** The entity as a response: snake_case, ISO 8601 times. */
-export function mapProject(project: ProjectEntity): ProjectResponse {
+/** The record as a response: snake_case, ISO 8601 times. */
+export function mapProject(project: ProjectRecord): ProjectResponse {
   return {
     id: project.id,
     name: project.name,

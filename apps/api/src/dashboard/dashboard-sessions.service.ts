@@ -1,22 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DashboardSessionRepository } from '@kbqa/core';
 import { AdminTokenService } from '../admin/admin-token.service';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DATA_SOURCE } from '../database/database.module';
-import { runSql } from '../database/sql';
+import { DASHBOARD_SESSION_REPOSITORY } from '../database/projects.providers';
 
 export interface DashboardSession {
   /** The cookie value; only its sha256 is stored. */
   id: string;
   csrfToken: string;
   expiresAt: string;
-}
-
-interface SessionRow {
-  csrf_token: string;
-  token_hash: string;
-  expires_at: string;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -36,7 +29,7 @@ export function sameSecret(a: string, b: string): boolean {
 @Injectable()
 export class DashboardSessionsService {
   constructor(
-    @Inject(DATA_SOURCE) private readonly db: DataSource,
+    @Inject(DASHBOARD_SESSION_REPOSITORY) private readonly sessions: DashboardSessionRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tokens: AdminTokenService,
   ) {}
@@ -57,20 +50,14 @@ export class DashboardSessionsService {
       expiresAt: new Date(now + this.lifetimeMs).toISOString(),
     };
     // Expired rows are dropped here rather than by a timer: logins are rare, rows are small.
-    await runSql(this.db, 'DELETE FROM dashboard_sessions WHERE expires_at <= ?', [
-      new Date(now).toISOString(),
-    ]);
-    await runSql(
-      this.db,
-      'INSERT INTO dashboard_sessions (id_hash, csrf_token, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)',
-      [
-        sha256(session.id),
-        session.csrfToken,
-        hash.toString('hex'),
-        new Date(now).toISOString(),
-        session.expiresAt,
-      ],
-    );
+    await this.sessions.deleteExpired(new Date(now).toISOString());
+    await this.sessions.create({
+      idHash: sha256(session.id),
+      csrfToken: session.csrfToken,
+      tokenHash: hash.toString('hex'),
+      createdAt: new Date(now).toISOString(),
+      expiresAt: session.expiresAt,
+    });
     return session;
   }
 
@@ -79,19 +66,14 @@ export class DashboardSessionsService {
    * (a rotated token ends older sessions). Undefined otherwise.
    */
   async find(id: string): Promise<DashboardSession | undefined> {
-    const rows = await runSql<SessionRow[]>(
-      this.db,
-      'SELECT csrf_token, token_hash, expires_at FROM dashboard_sessions WHERE id_hash = ?',
-      [sha256(id)],
-    );
-    const row = rows[0];
-    if (!row || row.expires_at <= new Date().toISOString()) return undefined;
+    const row = await this.sessions.find(sha256(id));
+    if (!row || row.expiresAt <= new Date().toISOString()) return undefined;
     const current = await this.tokens.currentHash();
-    if (!current || !sameSecret(current.toString('hex'), row.token_hash)) return undefined;
-    return { id, csrfToken: row.csrf_token, expiresAt: row.expires_at };
+    if (!current || !sameSecret(current.toString('hex'), row.tokenHash)) return undefined;
+    return { id, csrfToken: row.csrfToken, expiresAt: row.expiresAt };
   }
 
   async close(id: string): Promise<void> {
-    await runSql(this.db, 'DELETE FROM dashboard_sessions WHERE id_hash = ?', [sha256(id)]);
+    await this.sessions.delete(sha256(id));
   }
 }

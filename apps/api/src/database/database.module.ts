@@ -25,6 +25,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { postgresConversationsProviders, sqliteConversationsProviders } from './conversations.providers';
 import { postgresTasksProviders, sqliteTasksProviders } from './tasks.providers';
+import { postgresProjectsProviders, sqliteProjectsProviders } from './projects.providers';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 /** The chunk store (`ChunkStore` of @kbqa/core): SQLite, or PostgreSQL with KBQA_DATABASE_URL. */
@@ -80,6 +81,7 @@ function sqliteProviders(): Provider[] {
     },
     ...sqliteConversationsProviders(),
     ...sqliteTasksProviders(),
+    ...sqliteProjectsProviders(),
   ];
 }
 
@@ -103,6 +105,7 @@ function postgresProviders(): Provider[] {
     },
     ...postgresConversationsProviders(),
     ...postgresTasksProviders(),
+    ...postgresProjectsProviders(),
   ];
 }
 

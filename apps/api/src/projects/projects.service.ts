@@ -1,9 +1,18 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { KbqaError, type RequestRecords, nowTimestamp } from '@kbqa/core';
-import { ApiKeyEntity, type KeyKind, ProjectEntity, rawDatabase } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
-import { DATA_SOURCE, REQUEST_RECORDS } from '../database/database.module';
+import {
+  KbqaError,
+  type KeyKind,
+  type KeyRecord,
+  type KeyRepository,
+  type ProjectChanges,
+  type ProjectRecord,
+  type ProjectRepository,
+  type RequestRecords,
+  nowTimestamp,
+} from '@kbqa/core';
+import { REQUEST_RECORDS } from '../database/database.module';
+import { KEY_REPOSITORY, PROJECT_REPOSITORY } from '../database/projects.providers';
 import { ANY_ORIGIN, normalizeOrigins, originListed } from './origins';
 import { KeyUsageThrottle } from './key-usage.throttle';
 
@@ -30,86 +39,72 @@ function hashKey(key: string): Buffer {
 
 @Injectable()
 export class ProjectsService {
-  private readonly projects: Repository<ProjectEntity>;
-  private readonly keys: Repository<ApiKeyEntity>;
-  /**
-   * The origin checks run on every cross-origin widget request. On SQLite a prepared statement on
-   * the connection costs microseconds and, unlike an in-process cache, sees at once what the CLI
-   * (another process on the same file) or another API process changed; on PostgreSQL the same
-   * reads are one query each.
-   */
-  private readonly origins: OriginRows;
   private readonly usage = new KeyUsageThrottle();
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
-    /** Every request authenticates: the key lookup is on the store's hot path, not the ORM. */
+    /**
+     * The origin checks run on every cross-origin widget request: the repository reads the row
+     * each time (a prepared statement on SQLite), so a change by the CLI or another API process
+     * counts at once.
+     */
+    @Inject(PROJECT_REPOSITORY) private readonly projects: ProjectRepository,
+    @Inject(KEY_REPOSITORY) private readonly keys: KeyRepository,
+    /** Every request authenticates: the key lookup is on the store's hot path. */
     @Inject(REQUEST_RECORDS) private readonly records: RequestRecords,
-  ) {
-    this.projects = dataSource.getRepository(ProjectEntity);
-    this.keys = dataSource.getRepository(ApiKeyEntity);
-    this.origins =
-      dataSource.options.type === 'better-sqlite3'
-        ? sqliteOriginRows(dataSource)
-        : queryOriginRows(dataSource);
-  }
+  ) {}
 
-  async createProject(name: string): Promise<ProjectEntity> {
+  async createProject(name: string): Promise<ProjectRecord> {
     if (!name.trim()) throw new KbqaError('BAD_REQUEST', 'a project needs a name');
-    return this.projects.save(
-      this.projects.create({
-        name: name.trim(),
-        exportEnabled: false,
-        allowedOrigins: [],
-        createdAt: nowTimestamp(),
-      }),
-    );
+    return this.projects.create({
+      name: name.trim(),
+      exportEnabled: false,
+      systemPrompt: null,
+      allowedOrigins: [],
+      createdAt: nowTimestamp(),
+    });
   }
 
-  listProjects(): Promise<ProjectEntity[]> {
-    return this.projects.find({ order: { id: 'ASC' } });
+  async listProjects(): Promise<ProjectRecord[]> {
+    return this.projects.list();
   }
 
-  async getProject(id: number): Promise<ProjectEntity> {
-    const project = await this.projects.findOneBy({ id });
+  async getProject(id: number): Promise<ProjectRecord> {
+    const project = await this.projects.find(id);
     if (!project) throw new KbqaError('NOT_FOUND', `project ${id} does not exist`);
     return project;
   }
 
   /** Renames a project (trimmed; a blank name is a BAD_REQUEST, as at creation). */
-  async renameProject(id: number, name: string): Promise<ProjectEntity> {
+  async renameProject(id: number, name: string): Promise<ProjectRecord> {
     if (!name.trim()) throw new KbqaError('BAD_REQUEST', 'a project needs a name');
-    const project = await this.getProject(id);
-    project.name = name.trim();
-    return this.projects.save(project);
+    return this.change(id, { name: name.trim() });
   }
 
-  async setExport(id: number, enabled: boolean): Promise<ProjectEntity> {
-    const project = await this.getProject(id);
-    project.exportEnabled = enabled;
-    return this.projects.save(project);
+  async setExport(id: number, enabled: boolean): Promise<ProjectRecord> {
+    return this.change(id, { exportEnabled: enabled });
   }
 
-  async setSystemPrompt(id: number, prompt: string | null): Promise<ProjectEntity> {
-    const project = await this.getProject(id);
-    project.systemPrompt = prompt;
-    return this.projects.save(project);
+  async setSystemPrompt(id: number, prompt: string | null): Promise<ProjectRecord> {
+    return this.change(id, { systemPrompt: prompt });
   }
 
   /**
    * Replaces the origins whose pages may use the project's anon key (the widget); an empty list
    * allows none. BAD_REQUEST naming the first entry that is not an exact origin or `*` alone.
    */
-  async setAllowedOrigins(id: number, origins: readonly string[]): Promise<ProjectEntity> {
-    const normalized = normalizeOrigins(origins);
-    const project = await this.getProject(id);
-    project.allowedOrigins = normalized;
-    return this.projects.save(project);
+  async setAllowedOrigins(id: number, origins: readonly string[]): Promise<ProjectRecord> {
+    return this.change(id, { allowedOrigins: normalizeOrigins(origins) });
+  }
+
+  private async change(id: number, changes: ProjectChanges): Promise<ProjectRecord> {
+    const project = await this.projects.update(id, changes);
+    if (!project) throw new KbqaError('NOT_FOUND', `project ${id} does not exist`);
+    return project;
   }
 
   /** Whether the project lists `origin` (or `*`) for its widget. */
   async originAllowed(projectId: number, origin: string): Promise<boolean> {
-    const stored = await this.origins.ofProject(projectId);
-    return stored !== undefined && originListed(parseStoredOrigins(stored), origin);
+    const allowed = await this.projects.allowedOrigins(projectId);
+    return allowed !== undefined && originListed(allowed, origin);
   }
 
   /**
@@ -117,39 +112,33 @@ export class ProjectsService {
    * body and so no key.
    */
   async originListedByAnyProject(origin: string): Promise<boolean> {
-    return this.origins.listedAnywhere(origin);
+    return this.projects.anyProjectAllows([origin, ANY_ORIGIN]);
   }
 
   /** Creates a key: 192 random bits with a readable prefix, returned once, stored as a hash. */
   async createKey(projectId: number, kind: KeyKind): Promise<CreatedKey> {
     await this.getProject(projectId);
     const key = KEY_PREFIX[kind] + randomBytes(24).toString('base64url');
-    const row = await this.keys.save(
-      this.keys.create({
-        projectId,
-        kind,
-        prefix: key.slice(0, KEY_PREFIX[kind].length + 6),
-        keyHash: hashKey(key).toString('hex'),
-        createdAt: nowTimestamp(),
-        revokedAt: null,
-      }),
-    );
+    const row = await this.keys.create({
+      projectId,
+      kind,
+      prefix: key.slice(0, KEY_PREFIX[kind].length + 6),
+      keyHash: hashKey(key).toString('hex'),
+      createdAt: nowTimestamp(),
+    });
     return { id: row.id, key, kind, project_id: projectId };
   }
 
   /** A project's keys, revoked ones included; NOT_FOUND for an unknown project (not an empty list). */
-  async listKeys(projectId: number): Promise<ApiKeyEntity[]> {
+  async listKeys(projectId: number): Promise<KeyRecord[]> {
     await this.getProject(projectId);
-    return this.keys.find({ where: { projectId }, order: { id: 'ASC' } });
+    return this.keys.listByProject(projectId);
   }
 
-  async revokeKey(keyId: number): Promise<ApiKeyEntity> {
-    const key = await this.keys.findOneBy({ id: keyId });
+  /** Revokes the key; a key already revoked keeps its first revocation time. */
+  async revokeKey(keyId: number): Promise<KeyRecord> {
+    const key = await this.keys.revoke(keyId, nowTimestamp());
     if (!key) throw new KbqaError('NOT_FOUND', `key ${keyId} does not exist`);
-    if (!key.revokedAt) {
-      key.revokedAt = nowTimestamp();
-      await this.keys.save(key);
-    }
     return key;
   }
 
@@ -180,61 +169,5 @@ export class ProjectsService {
     } catch {
       // Left for the next use after the interval; the listing is then at most a minute older.
     }
-  }
-}
-
-/** The stored `allowed_origins` of projects, read for the widget's origin checks. */
-interface OriginRows {
-  /** The project's stored JSON array; undefined when there is no such project. */
-  ofProject(projectId: number): string | undefined | Promise<string | undefined>;
-  /** Whether any project lists `origin` or `*`. */
-  listedAnywhere(origin: string): boolean | Promise<boolean>;
-}
-
-function sqliteOriginRows(dataSource: DataSource): OriginRows {
-  const db = rawDatabase(dataSource);
-  const ofProject = db.prepare<[number], { allowed_origins: string }>(
-    'SELECT allowed_origins FROM projects WHERE id = ?',
-  );
-  const listedAnywhere = db.prepare<[string, string], { found: number }>(
-    `SELECT 1 AS found FROM projects, json_each(projects.allowed_origins)
-     WHERE json_valid(projects.allowed_origins) AND json_each.value IN (?, ?) LIMIT 1`,
-  );
-  return {
-    ofProject: (projectId) => ofProject.get(projectId)?.allowed_origins,
-    listedAnywhere: (origin) => listedAnywhere.get(origin, ANY_ORIGIN) !== undefined,
-  };
-}
-
-/**
- * The same reads through the data source (PostgreSQL). The lists are parsed here rather than
- * with the server's JSON functions, so a hand-edited row that is not JSON reads as no origins
- * instead of failing the query; projects are few, and browsers cache preflights.
- */
-function queryOriginRows(dataSource: DataSource): OriginRows {
-  return {
-    ofProject: async (projectId) => {
-      const rows = await dataSource.query<Array<{ allowed_origins: string }>>(
-        'SELECT allowed_origins FROM projects WHERE id = $1',
-        [projectId],
-      );
-      return rows[0]?.allowed_origins;
-    },
-    listedAnywhere: async (origin) => {
-      const rows = await dataSource.query<Array<{ allowed_origins: string }>>(
-        "SELECT allowed_origins FROM projects WHERE allowed_origins <> '[]'",
-      );
-      return rows.some((r) => originListed(parseStoredOrigins(r.allowed_origins), origin));
-    },
-  };
-}
-
-/** A stored origin list; anything but a JSON array of strings reads as none. */
-function parseStoredOrigins(stored: string): string[] {
-  try {
-    const parsed: unknown = JSON.parse(stored);
-    return Array.isArray(parsed) ? parsed.filter((o): o is string => typeof o === 'string') : [];
-  } catch {
-    return [];
   }
 }

@@ -1,10 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { KbqaError, nowTimestamp, toIsoUtc } from '@kbqa/core';
+import {
+  KbqaError,
+  nowTimestamp,
+  toIsoUtc,
+  type ToolSourceRecord,
+  type ToolSourceRepository,
+} from '@kbqa/core';
 import { AddressPolicy, createGuardedFetch, type GuardedFetch } from '@kbqa/fetcher';
-import { ToolSourceEntity } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DATA_SOURCE } from '../database/database.module';
+import { TOOL_SOURCE_REPOSITORY } from '../database/projects.providers';
 import { ProjectsService } from '../projects/projects.service';
 import { callMcpTool, listMcpTools, type McpConnection, type McpToolInfo } from './mcp-client';
 import { toolName } from './openapi-import';
@@ -50,18 +54,16 @@ export interface CreateToolSourceInput {
  */
 @Injectable()
 export class ToolSourcesService {
-  private readonly sources: Repository<ToolSourceEntity>;
   private readonly policy: AddressPolicy;
   private readonly fetch: GuardedFetch;
   private readonly logger = new Logger('ToolSources');
 
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(TOOL_SOURCE_REPOSITORY) private readonly sources: ToolSourceRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly projects: ProjectsService,
     private readonly box: SecretBox,
   ) {
-    this.sources = dataSource.getRepository(ToolSourceEntity);
     const connectTimeoutMs = Math.min(config.tools.timeoutMs, 10_000);
     this.policy = new AddressPolicy({
       allowPrivateHosts: config.web.allowPrivateHosts,
@@ -77,7 +79,7 @@ export class ToolSourcesService {
 
   async list(projectId: number): Promise<ToolSourceView[]> {
     await this.projects.getProject(projectId);
-    return (await this.sources.find({ where: { projectId }, order: { id: 'ASC' } })).map(view);
+    return (await this.sources.list(projectId)).map(view);
   }
 
   async create(projectId: number, input: CreateToolSourceInput): Promise<ToolSourceView> {
@@ -91,14 +93,14 @@ export class ToolSourcesService {
     if (name !== undefined) {
       if (!NAME.test(name))
         throw new KbqaError('BAD_REQUEST', 'name must be 1 to 64 letters, digits, "_" or "-"');
-      if (await this.sources.exist({ where: { projectId, name } })) {
+      if (await this.sources.nameTaken(projectId, name)) {
         throw new KbqaError('BAD_REQUEST', `project ${projectId} already has a tool source named ${name}`);
       }
     } else {
       name = await this.freeName(projectId, toolName(url.hostname) ?? 'mcp');
     }
     const now = nowTimestamp();
-    const row = this.sources.create({
+    const row = await this.sources.create({
       projectId,
       kind: input.kind,
       name,
@@ -108,12 +110,12 @@ export class ToolSourcesService {
       createdAt: now,
       updatedAt: now,
     });
-    return view(await this.sources.save(row));
+    return view(row);
   }
 
   async delete(id: number): Promise<void> {
     const row = await this.entity(id);
-    await this.sources.delete({ id: row.id });
+    await this.sources.delete(row.id);
   }
 
   /** The source's tools as its server lists them now; FETCH_FAILED (502) when it cannot be reached. */
@@ -136,8 +138,7 @@ export class ToolSourcesService {
    * is offered as `<source>_<tool>`; if that is taken too it is left out with a log line.
    */
   async chatTools(projectId: number, keyKind: 'server' | 'anon', taken: Set<string>): Promise<ChatTool[]> {
-    const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
-    const rows = await this.sources.find({ where, order: { id: 'ASC' } });
+    const rows = await this.sources.list(projectId, { publicOnly: keyKind === 'anon' });
     const listTimeout = Math.min(this.config.tools.timeoutMs, LIST_TIMEOUT_MAX_MS);
     const listed = await Promise.all(
       rows.map(async (row) => {
@@ -210,11 +211,11 @@ export class ToolSourcesService {
   private async freeName(projectId: number, base: string): Promise<string> {
     for (let n = 1; ; n++) {
       const name = n === 1 ? base : `${base.slice(0, 60)}_${n}`;
-      if (!(await this.sources.exist({ where: { projectId, name } }))) return name;
+      if (!(await this.sources.nameTaken(projectId, name))) return name;
     }
   }
 
-  private connection(row: ToolSourceEntity): McpConnection {
+  private connection(row: ToolSourceRecord): McpConnection {
     return {
       url: row.url,
       headers: Object.fromEntries(row.headers.map((h) => [h.name, this.box.open(h.value)])),
@@ -224,7 +225,7 @@ export class ToolSourcesService {
   }
 
   /** An error's message with the source's header values masked: it may echo a request. */
-  private reason(e: unknown, row: ToolSourceEntity): string {
+  private reason(e: unknown, row: ToolSourceRecord): string {
     const message = e instanceof Error ? e.message : String(e);
     const secrets = row.headers.flatMap((h) => {
       try {
@@ -236,14 +237,14 @@ export class ToolSourcesService {
     return redactSecrets(message, secrets);
   }
 
-  private async entity(id: number): Promise<ToolSourceEntity> {
-    const row = await this.sources.findOne({ where: { id } });
+  private async entity(id: number): Promise<ToolSourceRecord> {
+    const row = await this.sources.find(id);
     if (!row) throw new KbqaError('NOT_FOUND', `tool source ${id} does not exist`);
     return row;
   }
 }
 
-function view(row: ToolSourceEntity): ToolSourceView {
+function view(row: ToolSourceRecord): ToolSourceView {
   return {
     id: row.id,
     project_id: row.projectId,

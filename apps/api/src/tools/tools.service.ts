@@ -1,10 +1,15 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { KbqaError, nowTimestamp, toIsoUtc } from '@kbqa/core';
+import {
+  KbqaError,
+  nowTimestamp,
+  toIsoUtc,
+  type ToolChanges,
+  type ToolRecord,
+  type ToolRepository,
+} from '@kbqa/core';
 import { SafeFetcher } from '@kbqa/fetcher';
-import { ToolEntity } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { DATA_SOURCE } from '../database/database.module';
+import { TOOL_REPOSITORY } from '../database/projects.providers';
 import { ProjectsService } from '../projects/projects.service';
 import { chooseChatTools, MAX_TOOLS_PER_CHAT } from './chat-tool-choice';
 import { OPENAPI_MAX_DOCUMENT_BYTES, OPENAPI_MAX_TOOLS_PER_PROJECT } from './openapi-limits';
@@ -94,19 +99,17 @@ export function createToolFetcher(config: AppConfig): SafeFetcher {
  */
 @Injectable()
 export class ToolsService implements OnModuleDestroy {
-  private readonly tools: Repository<ToolEntity>;
   private readonly fetcher: SafeFetcher;
   private readonly runner: ToolRunner;
   private readonly logger = new Logger('Tools');
 
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(TOOL_REPOSITORY) private readonly tools: ToolRepository,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly projects: ProjectsService,
     private readonly sources: ToolSourcesService,
     private readonly box: SecretBox,
   ) {
-    this.tools = dataSource.getRepository(ToolEntity);
     this.fetcher = createToolFetcher(config);
     this.runner = new ToolRunner(this.fetcher, {
       timeoutMs: config.tools.timeoutMs,
@@ -121,7 +124,7 @@ export class ToolsService implements OnModuleDestroy {
 
   async list(projectId: number): Promise<ToolView[]> {
     await this.projects.getProject(projectId);
-    return (await this.tools.find({ where: { projectId }, order: { id: 'ASC' } })).map(view);
+    return (await this.tools.list(projectId)).map(view);
   }
 
   /**
@@ -129,8 +132,7 @@ export class ToolsService implements OnModuleDestroy {
    * public for an anon key (its holder is any visitor of the widget's page).
    */
   async usableInChat(projectId: number, keyKind: 'server' | 'anon'): Promise<ToolView[]> {
-    const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
-    return (await this.tools.find({ where, order: { id: 'ASC' } })).map(view);
+    return (await this.tools.list(projectId, { publicOnly: keyKind === 'anon' })).map(view);
   }
 
   /**
@@ -141,8 +143,7 @@ export class ToolsService implements OnModuleDestroy {
    * most MAX_TOOLS_PER_CHAT of them: the most relevant to the question when there are more.
    */
   async chatTools(projectId: number, keyKind: 'server' | 'anon', question = ''): Promise<ChatTool[]> {
-    const where = keyKind === 'anon' ? { projectId, isPublic: true } : { projectId };
-    const rows = await this.tools.find({ where, order: { id: 'ASC' } });
+    const rows = await this.tools.list(projectId, { publicOnly: keyKind === 'anon' });
     const http: ChatTool[] = rows.map((row) => ({
       name: row.name,
       description: row.description,
@@ -172,8 +173,9 @@ export class ToolsService implements OnModuleDestroy {
     const def = parseToolDefinition(input);
     await this.assertNameFree(projectId, def.name);
     const now = nowTimestamp();
-    const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
-    return view(await this.tools.save(row));
+    return view(
+      await this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now }),
+    );
   }
 
   /**
@@ -206,13 +208,14 @@ export class ToolsService implements OnModuleDestroy {
     if (patch.body === null) delete merged.body;
     const def = parseToolDefinition(merged);
     if (def.name !== row.name) await this.assertNameFree(row.projectId, def.name);
-    Object.assign(row, columns(def, this.box), { updatedAt: nowTimestamp() });
-    return view(await this.tools.save(row));
+    const updated = await this.tools.update(row.id, { ...columns(def, this.box), updatedAt: nowTimestamp() });
+    if (!updated) throw new KbqaError('NOT_FOUND', `tool ${id} does not exist`);
+    return view(updated);
   }
 
   async delete(id: number): Promise<void> {
     const row = await this.entity(id);
-    await this.tools.delete({ id: row.id });
+    await this.tools.delete(row.id);
   }
 
   /**
@@ -234,7 +237,7 @@ export class ToolsService implements OnModuleDestroy {
       headerNames: Object.keys(headers),
     });
     const created: ToolView[] = [];
-    let count = await this.tools.count({ where: { projectId } });
+    let count = await this.tools.count(projectId);
     for (const tool of tools) {
       const name = tool.definition.name;
       if (count >= OPENAPI_MAX_TOOLS_PER_PROJECT) {
@@ -245,7 +248,7 @@ export class ToolsService implements OnModuleDestroy {
         });
         continue;
       }
-      if (await this.tools.exist({ where: { projectId, name } })) {
+      if (await this.tools.nameTaken(projectId, name)) {
         skipped.push({
           operation: tool.operation,
           name,
@@ -261,8 +264,11 @@ export class ToolsService implements OnModuleDestroy {
         continue;
       }
       const now = nowTimestamp();
-      const row = this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now });
-      created.push(view(await this.tools.save(row)));
+      created.push(
+        view(
+          await this.tools.create({ projectId, ...columns(def, this.box), createdAt: now, updatedAt: now }),
+        ),
+      );
       count += 1;
     }
     this.logger.log(
@@ -302,24 +308,21 @@ export class ToolsService implements OnModuleDestroy {
     return this.runner.run(definition(row, this.box), args);
   }
 
-  private async entity(id: number): Promise<ToolEntity> {
-    const row = await this.tools.findOne({ where: { id } });
+  private async entity(id: number): Promise<ToolRecord> {
+    const row = await this.tools.find(id);
     if (!row) throw new KbqaError('NOT_FOUND', `tool ${id} does not exist`);
     return row;
   }
 
   private async assertNameFree(projectId: number, name: string): Promise<void> {
-    if (await this.tools.exist({ where: { projectId, name } })) {
+    if (await this.tools.nameTaken(projectId, name)) {
       throw new KbqaError('BAD_REQUEST', `project ${projectId} already has a tool named ${name}`);
     }
   }
 }
 
 /** The row's columns for a definition; header values sealed. */
-function columns(
-  def: ToolDefinition,
-  box: SecretBox,
-): Omit<ToolEntity, 'id' | 'projectId' | 'createdAt' | 'updatedAt'> {
+function columns(def: ToolDefinition, box: SecretBox): Omit<ToolChanges, 'updatedAt'> {
   return {
     name: def.name,
     description: def.description,
@@ -333,7 +336,7 @@ function columns(
 }
 
 /** The stored row as a definition, secrets included: for the runner and for merging patches only. */
-function definition(row: ToolEntity, box: SecretBox): ToolDefinition {
+function definition(row: ToolRecord, box: SecretBox): ToolDefinition {
   return {
     name: row.name,
     description: row.description,
@@ -347,7 +350,7 @@ function definition(row: ToolEntity, box: SecretBox): ToolDefinition {
 }
 
 /** The row as the API shows it; header values are masked, so they are never opened here. */
-function view(row: ToolEntity): ToolView {
+function view(row: ToolRecord): ToolView {
   return {
     id: row.id,
     project_id: row.projectId,

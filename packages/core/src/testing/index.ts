@@ -6,3 +6,4 @@ export * from './chunk-store-contract';
 export * from './request-records-contract';
 export * from './conversations-records-contract';
 export * from './tasks-records-contract';
+export * from './projects-records-contract';

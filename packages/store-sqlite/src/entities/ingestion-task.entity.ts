@@ -10,7 +10,8 @@ export type TaskKind =
   | 'youtube'
   | 'url'
   | 'sitemap'
-  | 'openapi';
+  | 'openapi'
+  | 'folder';
 
 @Entity('ingestion_tasks')
 export class IngestionTaskEntity {

@@ -47,7 +47,8 @@ export function resolveFolder(path: string, roots: readonly string[]): AllowedFo
     );
   }
   const given = path.trim();
-  if (!isAbsolute(given)) throw new KbqaError('BAD_REQUEST', `the folder must be an absolute path, got "${path}"`);
+  if (!isAbsolute(given))
+    throw new KbqaError('BAD_REQUEST', `the folder must be an absolute path, got "${path}"`);
   const normalized = resolve(given);
   let real: string;
   try {

@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -122,7 +131,10 @@ describe(FolderLoader.name, () => {
       }
       throw new Error(`${path} was accepted`);
     };
-    expect(refusal(outside)).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('outside') });
+    expect(refusal(outside)).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: expect.stringContaining('outside'),
+    });
     expect(refusal(join(root, 'out')).message).toContain(`resolves to ${outside}`);
     expect(refusal(join(root, '..', 'outside')).message).toContain('outside');
     expect(refusal(join(root, 'nope')).message).toContain('no such folder');

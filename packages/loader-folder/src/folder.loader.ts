@@ -108,5 +108,7 @@ export class FolderLoader implements SourceLoader {
 function sameFile(known: PageVersion | undefined, now: PageVersion): boolean {
   const a = known?.file;
   const b = now.file;
-  return a !== undefined && b !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+  return (
+    a !== undefined && b !== undefined && a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino
+  );
 }

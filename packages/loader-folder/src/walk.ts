@@ -67,8 +67,10 @@ export async function walkFolder(
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (e) {
-      if (dir === top.path) throw new KbqaError('FETCH_FAILED', `cannot read the folder ${dir}: ${message(e)}`);
-      if (!isGone(e)) skipped.push({ url: fileSource(dir), code: 'FAILED', reason: `cannot read: ${message(e)}` });
+      if (dir === top.path)
+        throw new KbqaError('FETCH_FAILED', `cannot read the folder ${dir}: ${message(e)}`);
+      if (!isGone(e))
+        skipped.push({ url: fileSource(dir), code: 'FAILED', reason: `cannot read: ${message(e)}` });
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

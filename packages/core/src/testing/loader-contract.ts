@@ -68,7 +68,8 @@ export function checkDocuments(documents: LoadedDocument[]): void {
     if (!isLinkUrl(doc.link))
       throw new Error(`document ${doc.source} has no http(s) or file: link: ${String(doc.link)}`);
     for (const part of doc.parts ?? []) {
-      if (!isLinkUrl(part.link)) throw new Error(`a part of ${doc.source} has no http(s) or file: link: ${part.link}`);
+      if (!isLinkUrl(part.link))
+        throw new Error(`a part of ${doc.source} has no http(s) or file: link: ${part.link}`);
     }
   }
 }

@@ -91,6 +91,13 @@ export interface AppConfig {
   taskLeaseMs: number;
   /** How often an index with auto sync on is re-synced (KBQA_SYNC_INTERVAL, default 24 h). */
   syncIntervalMs: number;
+  /**
+   * Watched folders (`folder` indexes): the absolute paths under which the operator may index a
+   * folder (KBQA_FOLDER_ROOTS, comma-separated; none by default, which allows none), and how often
+   * each watched folder is scanned for changes its file-system events missed
+   * (KBQA_FOLDER_RESCAN_INTERVAL, default 10 min).
+   */
+  folders: { roots: string[]; rescanIntervalMs: number };
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
   dashboardSessionMs: number;
   /**
@@ -278,6 +285,22 @@ function list(env: Env, name: string, fallback: string[]): string[] {
     .filter((s) => s.length > 0);
 }
 
+/**
+ * KBQA_FOLDER_ROOTS: absolute paths, comma-separated (a path with a comma in it cannot be a root).
+ * Relative ones are refused rather than resolved against whichever folder the process started in.
+ */
+function folderRoots(env: Env): string[] {
+  const roots = list(env, 'KBQA_FOLDER_ROOTS', []);
+  const relativeRoot = roots.find((r) => !isAbsolute(r));
+  if (relativeRoot !== undefined) {
+    throw new KbqaError(
+      'CONFIG_INVALID',
+      `KBQA_FOLDER_ROOTS must list absolute paths, comma-separated; got "${relativeRoot}"`,
+    );
+  }
+  return roots.map((r) => resolve(r));
+}
+
 function modelsDir(env: Env, cwd: string, dataDir: string): string {
   return resolve(cwd, env.KBQA_MODELS_DIR || resolve(dataDir, 'models'));
 }
@@ -386,6 +409,10 @@ export function loadConfig(
     adminToken,
     trustProxy: bool(env, 'KBQA_TRUST_PROXY', false),
     syncIntervalMs: duration(env, 'KBQA_SYNC_INTERVAL', 86_400_000, 1_000),
+    folders: {
+      roots: folderRoots(env),
+      rescanIntervalMs: duration(env, 'KBQA_FOLDER_RESCAN_INTERVAL', 600_000, 1_000),
+    },
     dashboardSessionMs: duration(env, 'KBQA_DASHBOARD_SESSION', 12 * 3_600_000, 1_000),
     backup: {
       intervalMs: ['', 'off', '0'].includes(env.KBQA_BACKUP_INTERVAL?.trim().toLowerCase() ?? '')

@@ -1,0 +1,236 @@
+import { type FSWatcher, watch } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { KbqaError } from '@kbqa/core';
+import { folderFingerprint } from '@kbqa/loader-folder';
+import { APP_CONFIG, type AppConfig } from '../config/config';
+import { IndexesService, type WatchedFolderIndex } from './indexes.service';
+
+/**
+ * Quiet time after a file-system event before the folder is looked at, so that a save (often a
+ * write and a rename) or a copy of many files leads to one look, not one per event.
+ */
+const SETTLE_MS = 500;
+
+interface Watched {
+  id: number;
+  path: string;
+  /** When it started to be watched, in {@link FolderWatcher}'s count of watches. */
+  since: number;
+  events?: FSWatcher;
+  /** Inode of the folder the events come from: a folder deleted and made again needs a new watch. */
+  ino?: number;
+  settle?: NodeJS.Timeout;
+  /** What the folder looked like at the last look (undefined: never looked, so the next look syncs). */
+  fingerprint?: string;
+  looking: boolean;
+  again: boolean;
+}
+
+/**
+ * Keeps `folder` indexes in step with their folders. Each folder is watched through file-system
+ * events (recursive `fs.watch`), with a periodic rescan (KBQA_FOLDER_RESCAN_INTERVAL) as the
+ * backstop for what events miss (network file systems, a watch that failed). Either only makes it
+ * look: the folder's fingerprint (paths, times, sizes, inodes of its readable files) is compared
+ * with the last one, and a difference queues a sync of the index as an ordinary task (unless one
+ * is pending already), so progress and errors show as tasks; the sync itself reads only the files
+ * that changed. A folder that cannot be read (gone, or no longer under KBQA_FOLDER_ROOTS) has its
+ * error as fingerprint: the change to that state queues one sync, which fails saying why.
+ *
+ * Runs in processes that run workers. Folder indexes this process creates or deletes are watched
+ * or dropped at once; those of other processes (the command line) are found by a look at the
+ * indexes every KBQA_QUEUE_RECONCILE_MS. A folder found that way, or at start-up, is synced once,
+ * for what changed while nobody watched.
+ */
+@Injectable()
+export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Folders');
+  private readonly watched = new Map<number, Watched>();
+  private readonly inflight = new Set<Promise<void>>();
+  private rescanTimer: NodeJS.Timeout | undefined;
+  private reconcileTimer: NodeJS.Timeout | undefined;
+  private reconciling = false;
+  private stopped = false;
+  /** Watches started so far: a list of indexes read before a watch began cannot end it. */
+  private watches = 0;
+
+  constructor(
+    private readonly indexes: IndexesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runWorkers) return;
+    this.indexes.setFolderWatch({
+      added: (index) => this.track(this.watch(index, false)),
+      removed: (id) => this.unwatch(id),
+    });
+    void this.track(this.reconcile());
+    this.reconcileTimer = setInterval(() => void this.track(this.reconcile()), this.config.queueReconcileMs);
+    this.reconcileTimer.unref();
+    this.rescanTimer = setInterval(() => this.rescan(), this.config.folders.rescanIntervalMs);
+    this.rescanTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.indexes.setFolderWatch(undefined);
+    clearInterval(this.reconcileTimer);
+    clearInterval(this.rescanTimer);
+    for (const id of [...this.watched.keys()]) this.unwatch(id);
+    await Promise.all([...this.inflight]);
+  }
+
+  /** Folder indexes being watched (their ids), for tests and logs. */
+  watching(): number[] {
+    return [...this.watched.keys()];
+  }
+
+  /** Watches what the indexes table holds: new folder indexes (synced once), none deleted. */
+  private async reconcile(): Promise<void> {
+    if (this.reconciling || this.stopped) return;
+    this.reconciling = true;
+    try {
+      const listedAt = this.watches;
+      const indexes = await this.indexes.folderIndexes();
+      const ids = new Set(indexes.map((i) => i.id));
+      for (const w of [...this.watched.values()]) {
+        if (!ids.has(w.id) && w.since < listedAt) this.unwatch(w.id);
+      }
+      for (const index of indexes) await this.watch(index, true);
+    } catch (e) {
+      this.logger.warn(`could not list the folder indexes: ${message(e)}`);
+    } finally {
+      this.reconciling = false;
+    }
+  }
+
+  /**
+   * Starts watching a folder. `catchUp`: look now, which syncs it (it was not watched until now);
+   * otherwise only note how it looks (its first load is about to be queued).
+   */
+  private async watch(index: WatchedFolderIndex, catchUp: boolean): Promise<void> {
+    if (this.stopped || this.watched.has(index.id)) return;
+    const w: Watched = {
+      id: index.id,
+      path: index.path,
+      since: this.watches++,
+      looking: false,
+      again: false,
+    };
+    this.watched.set(index.id, w);
+    await this.listen(w);
+    if (catchUp) await this.look(w);
+    else w.fingerprint = await this.fingerprint(w);
+  }
+
+  private unwatch(id: number): void {
+    const w = this.watched.get(id);
+    if (!w) return;
+    this.watched.delete(id);
+    clearTimeout(w.settle);
+    w.events?.close();
+  }
+
+  /** Opens the folder's event watch; when it cannot (a folder missing for now) the rescan tries again. */
+  private async listen(w: Watched): Promise<void> {
+    w.events?.close();
+    w.events = undefined;
+    try {
+      w.ino = (await stat(w.path)).ino;
+      const events = watch(w.path, { recursive: true }, () => this.changed(w));
+      events.on('error', (e) => {
+        this.logger.warn(`watching ${w.path} stopped (${message(e)}); the rescan looks again`);
+        events.close();
+        if (w.events === events) w.events = undefined;
+        this.changed(w);
+      });
+      if (this.watched.get(w.id) === w) w.events = events;
+      else events.close();
+    } catch (e) {
+      this.logger.debug(`cannot watch ${w.path} for now: ${message(e)}`);
+    }
+  }
+
+  private changed(w: Watched): void {
+    if (this.stopped || this.watched.get(w.id) !== w) return;
+    clearTimeout(w.settle);
+    w.settle = setTimeout(() => void this.track(this.look(w)), SETTLE_MS);
+    w.settle.unref();
+  }
+
+  /** The backstop: every folder is looked at, and its event watch opened again if it is gone. */
+  private rescan(): void {
+    for (const w of this.watched.values()) {
+      void this.track(
+        (async () => {
+          const ino = await stat(w.path).then(
+            (s) => s.ino,
+            () => undefined,
+          );
+          if (!w.events || ino !== w.ino) await this.listen(w);
+          await this.look(w);
+        })(),
+      );
+    }
+  }
+
+  /** Queues a sync when the folder no longer looks as it did at the last look. One look at a time. */
+  private async look(w: Watched): Promise<void> {
+    if (w.looking) {
+      w.again = true;
+      return;
+    }
+    w.looking = true;
+    try {
+      do {
+        w.again = false;
+        if (this.stopped || this.watched.get(w.id) !== w) return;
+        const now = await this.fingerprint(w);
+        if (now === w.fingerprint) continue;
+        w.fingerprint = now;
+        const taskId = await this.indexes.syncUnlessPending(w.id);
+        if (taskId !== undefined)
+          this.logger.log(`${w.path} changed: index ${w.id} sync queued as task ${taskId}`);
+      } while (w.again);
+    } catch (e) {
+      if (e instanceof KbqaError && e.code === 'NOT_FOUND') {
+        // Deleted by another process (the command line): nothing to keep in step any more.
+        this.unwatch(w.id);
+        return;
+      }
+      // The next look tries again.
+      w.fingerprint = undefined;
+      this.logger.warn(`could not queue a sync of ${w.path}: ${message(e)}`);
+    } finally {
+      w.looking = false;
+    }
+  }
+
+  /** The folder's fingerprint, or its error: a folder that cannot be read is a state too. */
+  private async fingerprint(w: Watched): Promise<string> {
+    try {
+      return await folderFingerprint(w.path, this.config.folders.roots);
+    } catch (e) {
+      return `error: ${message(e)}`;
+    }
+  }
+
+  /** Keeps a promise until it settles, so shutdown waits for it; it never rejects. */
+  private track(p: Promise<void>): Promise<void> {
+    const tracked = p.catch((e: unknown) => this.logger.warn(`folder watch: ${message(e)}`));
+    this.inflight.add(tracked);
+    void tracked.finally(() => this.inflight.delete(tracked));
+    return tracked;
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -188,23 +188,24 @@ describe('watched folders (e2e)', () => {
     expect(embedded() - embeddedBefore).toBe(changed);
   });
 
-  it('follows a new file', async () => {
+  it('follows a new file in a new sub-folder', async () => {
+    mkdirSync(join(docs, 'faq'));
     writeFileSync(
-      join(docs, 'guides', 'parcels.md'),
+      join(docs, 'faq', 'parcels.md'),
       '# Parcels\n\nParcels to Iceland take eleven working days.',
     );
     const { result } = await nextSync();
     expect(result).toMatchObject({ success: true, added: 1, updated: 0, removed: 0, unchanged: 3 });
-    expect(await sources()).toContain(url(join(docs, 'guides', 'parcels.md')));
+    expect(await sources()).toContain(url(join(docs, 'faq', 'parcels.md')));
   });
 
-  it('follows a rename: the old source goes, the new one comes', async () => {
-    renameSync(join(docs, 'guides', 'parcels.md'), join(docs, 'guides', 'shipping.md'));
+  it('follows a rename (in that new sub-folder): the old source goes, the new one comes', async () => {
+    renameSync(join(docs, 'faq', 'parcels.md'), join(docs, 'faq', 'shipping.md'));
     const { result } = await nextSync();
     expect(result).toMatchObject({ success: true, added: 1, removed: 1, updated: 0 });
     const now = await sources();
-    expect(now).toContain(url(join(docs, 'guides', 'shipping.md')));
-    expect(now).not.toContain(url(join(docs, 'guides', 'parcels.md')));
+    expect(now).toContain(url(join(docs, 'faq', 'shipping.md')));
+    expect(now).not.toContain(url(join(docs, 'faq', 'parcels.md')));
   });
 
   it("follows a delete: the file's source is removed", async () => {

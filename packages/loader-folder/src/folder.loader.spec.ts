@@ -16,7 +16,7 @@ import type { KnownSource, LoadContext, LoadedDocument, SkippedItem } from '@kbq
 import { collect, describeLoaderContract } from '@kbqa/core/testing';
 import { FolderLoader } from './folder.loader';
 import { resolveFolder } from './folder-path';
-import { folderFingerprint, walkFolder } from './walk';
+import { folderState, walkFolder } from './walk';
 
 function scratch(): { base: string; root: string; outside: string } {
   // Real paths: on some systems tmpdir() is itself behind a link.
@@ -160,11 +160,12 @@ describe(FolderLoader.name, () => {
     symlinkSync(docs, join(docs, 'guides', 'loop'));
     const walk = await walkFolder(docs, [root]);
     expect(walk.files.map((f) => f.rel)).toEqual(['again/a.md']);
+    expect(walk.dirs.map((d) => d.path)).toEqual([docs, join(docs, 'again')]);
   });
 
   it('changes its fingerprint with an edit, a new file, a rename and a delete, not otherwise', async () => {
     writeFileSync(join(docs, 'a.md'), '# A');
-    const fp = () => folderFingerprint(docs, [root]);
+    const fp = async () => (await folderState(docs, [root])).fingerprint;
     let before = await fp();
     writeFileSync(join(docs, 'notes.png'), 'not read');
     expect(await fp()).toBe(before);

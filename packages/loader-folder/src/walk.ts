@@ -18,11 +18,19 @@ export interface FolderFile {
   ino: number;
 }
 
+/** A folder met by a walk (the top one included), as reached through links. */
+export interface FolderDir {
+  path: string;
+  ino: number;
+}
+
 export interface FolderWalk {
   /** The folder as checked (absolute, normalized). */
   folder: string;
   /** Every regular file, in path order, whatever its type. */
   files: FolderFile[];
+  /** Every folder walked, the top one first: what a watcher watches for events. */
+  dirs: FolderDir[];
   /** Entries passed over: links out of the roots, broken links, unreadable folders. */
   skipped: SkippedItem[];
 }
@@ -58,11 +66,13 @@ export async function walkFolder(
   const top = resolveFolder(folder, roots);
   const allowed = realRoots(roots);
   const files: FolderFile[] = [];
+  const dirs: FolderDir[] = [];
   const skipped: SkippedItem[] = [];
   const walked = new Set<string>();
-  const walk = async (dir: string, realDir: string, rel: string): Promise<void> => {
+  const walk = async (dir: string, realDir: string, rel: string, ino: number): Promise<void> => {
     if (walked.has(realDir)) return;
     walked.add(realDir);
+    dirs.push({ path: dir, ino });
     let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
@@ -108,27 +118,41 @@ export async function walkFolder(
         if (!isGone(e)) skipped.push({ url: fileSource(path), code: 'FAILED', reason: message(e) });
         continue;
       }
-      if (info.isDirectory()) await walk(path, real, relPath);
+      if (info.isDirectory()) await walk(path, real, relPath, info.ino);
       else if (info.isFile()) {
         files.push({ path, rel: relPath, mtimeMs: info.mtimeMs, size: info.size, ino: info.ino });
       }
     }
   };
-  await walk(top.path, top.real, '');
-  return { folder: top.path, files, skipped };
+  let topIno: number;
+  try {
+    topIno = (await stat(top.path)).ino;
+  } catch (e) {
+    throw new KbqaError('FETCH_FAILED', `cannot read the folder ${top.path}: ${message(e)}`);
+  }
+  await walk(top.path, top.real, '', topIno);
+  return { folder: top.path, files, dirs, skipped };
 }
 
-/**
- * A digest of the readable files of a folder (paths, modification times, sizes, inodes): equal
- * digests mean a sync would find nothing to do, so a watcher compares them before starting one.
- */
-export async function folderFingerprint(folder: string, roots: readonly string[]): Promise<string> {
-  const { files } = await walkFolder(folder, roots);
+/** What a watcher compares and watches: see {@link folderState}. */
+export interface FolderState {
+  /**
+   * A digest of the folder's readable files (paths, modification times, sizes, inodes): equal
+   * digests mean a sync would find nothing to do.
+   */
+  fingerprint: string;
+  /** The folders to watch for events. */
+  dirs: FolderDir[];
+}
+
+/** Walks the folder for a watcher: whether anything a sync reads changed, and where to listen. */
+export async function folderState(folder: string, roots: readonly string[]): Promise<FolderState> {
+  const { files, dirs } = await walkFolder(folder, roots);
   const hash = createHash('sha256');
   for (const f of files) {
     if (isReadable(f.path)) hash.update(`${f.rel}\0${f.mtimeMs}\0${f.size}\0${f.ino}\n`);
   }
-  return hash.digest('hex');
+  return { fingerprint: hash.digest('hex'), dirs };
 }
 
 function isGone(e: unknown): boolean {

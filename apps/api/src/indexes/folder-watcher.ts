@@ -1,5 +1,4 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import {
   Inject,
   Injectable,
@@ -8,7 +7,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { KbqaError } from '@kbqa/core';
-import { folderFingerprint } from '@kbqa/loader-folder';
+import { type FolderDir, folderState } from '@kbqa/loader-folder';
 import { APP_CONFIG, type AppConfig } from '../config/config';
 import { IndexesService, type WatchedFolderIndex } from './indexes.service';
 
@@ -23,9 +22,11 @@ interface Watched {
   path: string;
   /** When it started to be watched, in {@link FolderWatcher}'s count of watches. */
   since: number;
-  events?: FSWatcher;
-  /** Inode of the folder the events come from: a folder deleted and made again needs a new watch. */
-  ino?: number;
+  /**
+   * An event watch per folder walked, by path, with the inode it watches: a folder deleted and
+   * made again under the same name needs a new one.
+   */
+  dirs: Map<string, { ino: number; events: FSWatcher }>;
   settle?: NodeJS.Timeout;
   /** What the folder looked like at the last look (undefined: never looked, so the next look syncs). */
   fingerprint?: string;
@@ -35,9 +36,11 @@ interface Watched {
 
 /**
  * Keeps `folder` indexes in step with their folders. Each folder is watched through file-system
- * events (recursive `fs.watch`), with a periodic rescan (KBQA_FOLDER_RESCAN_INTERVAL) as the
- * backstop for what events miss (network file systems, a watch that failed). Either only makes it
- * look: the folder's fingerprint (paths, times, sizes, inodes of its readable files) is compared
+ * events, with a periodic rescan (KBQA_FOLDER_RESCAN_INTERVAL) as the backstop for what events
+ * miss (network file systems, a watch that failed). Events come from one `fs.watch` per folder and
+ * sub-folder, set up from the walk of each look (Node's recursive mode on Linux walks the tree
+ * synchronously and watches every file, which blocks the event loop on a large tree, and does not
+ * follow links). Either only makes it look: the folder's fingerprint (paths, times, sizes, inodes of its readable files) is compared
  * with the last one, and a difference queues a sync of the index as an ordinary task (unless one
  * is pending already), so progress and errors show as tasks; the sync itself reads only the files
  * that changed. A folder that cannot be read (gone, or no longer under KBQA_FOLDER_ROOTS) has its
@@ -112,8 +115,8 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /**
-   * Starts watching a folder. `catchUp`: look now, which syncs it (it was not watched until now);
-   * otherwise only note how it looks (its first load is about to be queued).
+   * Starts watching a folder. `catchUp`: its first look syncs it (it was not watched until now);
+   * otherwise that look only notes how it looks (its first load is about to be queued).
    */
   private async watch(index: WatchedFolderIndex, catchUp: boolean): Promise<void> {
     if (this.stopped || this.watched.has(index.id)) return;
@@ -121,13 +124,17 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
       id: index.id,
       path: index.path,
       since: this.watches++,
+      dirs: new Map(),
       looking: false,
       again: false,
     };
     this.watched.set(index.id, w);
-    await this.listen(w);
-    if (catchUp) await this.look(w);
-    else w.fingerprint = await this.fingerprint(w);
+    if (catchUp) return this.look(w);
+    // Listening first, then the fingerprint: a change between the two is both seen and evented.
+    this.listen(w, (await this.state(w)).dirs);
+    const state = await this.state(w);
+    w.fingerprint = state.fingerprint;
+    this.listen(w, state.dirs);
   }
 
   private unwatch(id: number): void {
@@ -135,27 +142,41 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
     if (!w) return;
     this.watched.delete(id);
     clearTimeout(w.settle);
-    w.events?.close();
+    for (const dir of w.dirs.values()) dir.events.close();
+    w.dirs.clear();
   }
 
-  /** Opens the folder's event watch; when it cannot (a folder missing for now) the rescan tries again. */
-  private async listen(w: Watched): Promise<void> {
-    w.events?.close();
-    w.events = undefined;
-    try {
-      w.ino = (await stat(w.path)).ino;
-      const events = watch(w.path, { recursive: true }, () => this.changed(w));
-      events.on('error', (e) => {
-        this.logger.warn(`watching ${w.path} stopped (${message(e)}); the rescan looks again`);
-        events.close();
-        if (w.events === events) w.events = undefined;
-        this.changed(w);
-      });
-      if (this.watched.get(w.id) === w) w.events = events;
-      else events.close();
-    } catch (e) {
-      this.logger.debug(`cannot watch ${w.path} for now: ${message(e)}`);
+  /**
+   * Watches exactly the folders the last walk met: new ones (and ones made again) are added,
+   * those gone are closed. A folder that cannot be watched is left to the rescan. True when it
+   * added one: what changed in it between the walk and now raised no event.
+   */
+  private listen(w: Watched, dirs: FolderDir[]): boolean {
+    if (this.stopped || this.watched.get(w.id) !== w) return false;
+    let added = false;
+    const wanted = new Map(dirs.map((d) => [d.path, d.ino]));
+    for (const [path, dir] of w.dirs) {
+      if (wanted.get(path) === dir.ino) continue;
+      dir.events.close();
+      w.dirs.delete(path);
     }
+    for (const [path, ino] of wanted) {
+      if (w.dirs.has(path)) continue;
+      try {
+        const events = watch(path, () => this.changed(w));
+        events.on('error', (e) => {
+          this.logger.debug(`watching ${path} stopped (${message(e)})`);
+          events.close();
+          if (w.dirs.get(path)?.events === events) w.dirs.delete(path);
+          this.changed(w);
+        });
+        w.dirs.set(path, { ino, events });
+        added = true;
+      } catch (e) {
+        this.logger.warn(`cannot watch ${path} (${message(e)}); the rescan looks at it every so often`);
+      }
+    }
+    return added;
   }
 
   private changed(w: Watched): void {
@@ -165,20 +186,9 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
     w.settle.unref();
   }
 
-  /** The backstop: every folder is looked at, and its event watch opened again if it is gone. */
+  /** The backstop: every folder is looked at (which also mends its event watches). */
   private rescan(): void {
-    for (const w of this.watched.values()) {
-      void this.track(
-        (async () => {
-          const ino = await stat(w.path).then(
-            (s) => s.ino,
-            () => undefined,
-          );
-          if (!w.events || ino !== w.ino) await this.listen(w);
-          await this.look(w);
-        })(),
-      );
-    }
+    for (const w of this.watched.values()) void this.track(this.look(w));
   }
 
   /** Queues a sync when the folder no longer looks as it did at the last look. One look at a time. */
@@ -192,7 +202,9 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
       do {
         w.again = false;
         if (this.stopped || this.watched.get(w.id) !== w) return;
-        const now = await this.fingerprint(w);
+        const { fingerprint: now, dirs } = await this.state(w);
+        // A folder just watched is walked once more, for what it got before its watch began.
+        if (this.listen(w, dirs)) w.again = true;
         if (now === w.fingerprint) continue;
         w.fingerprint = now;
         const taskId = await this.indexes.syncUnlessPending(w.id);
@@ -213,12 +225,15 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  /** The folder's fingerprint, or its error: a folder that cannot be read is a state too. */
-  private async fingerprint(w: Watched): Promise<string> {
+  /**
+   * The folder's fingerprint and folders, or its error as fingerprint and no folder: a folder
+   * that cannot be read is a state too.
+   */
+  private async state(w: Watched): Promise<{ fingerprint: string; dirs: FolderDir[] }> {
     try {
-      return await folderFingerprint(w.path, this.config.folders.roots);
+      return await folderState(w.path, this.config.folders.roots);
     } catch (e) {
-      return `error: ${message(e)}`;
+      return { fingerprint: `error: ${message(e)}`, dirs: [] };
     }
   }
 

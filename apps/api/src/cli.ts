@@ -231,8 +231,9 @@ const COMMANDS: readonly Command[] = [
     path: ['indexes', 'add-folder'],
     args: '--project <id> <path>',
     summary: [
-      'watch a folder of this server: its files (PDF, Word .docx, Markdown, HTML, text) are',
-      'ingested, then kept in step as they change; the path must resolve under KBQA_FOLDER_ROOTS',
+      'watch a folder of this server: its PDF, Word, Markdown, HTML and',
+      'text files are ingested, then kept in step as they change; the',
+      'path must resolve under KBQA_FOLDER_ROOTS (docs/api.md)',
     ],
     options: project,
     positionals: ID,

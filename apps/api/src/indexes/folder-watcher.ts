@@ -90,6 +90,11 @@ export class FolderWatcher implements OnApplicationBootstrap, OnApplicationShutd
     await Promise.all([...this.inflight]);
   }
 
+  /** Resolves once every look under way has ended (tests wait on this, not on time). */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+  }
+
   /** Folder indexes being watched (their ids), for tests and logs. */
   watching(): number[] {
     return [...this.watched.keys()];

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { intArg, UsageError } from './cli-args';
 import type { IndexesService, IndexView } from './indexes/indexes.service';
 
@@ -40,6 +41,27 @@ export async function indexesCommand(
     return { text: `index ${id} deleted with ${deleted.removed_pages} page(s)`, json: deleted };
   }
   throw new UsageError(`unknown command: indexes ${action ?? ''}`.trim());
+}
+
+/**
+ * `kbqa indexes add-folder --project <id> <path>`: a relative path is taken from the current
+ * folder. The first load waits in the database for the service, whose watcher then keeps the
+ * index in step.
+ */
+export async function addFolderCommand(
+  indexes: IndexesService,
+  projectId: number,
+  path: string,
+  command: string,
+): Promise<{ text: string; json: unknown }> {
+  const created = await indexes.addFolder(projectId, resolve(path));
+  const index = await indexes.show(created.index_id);
+  return {
+    text:
+      `index ${index.id}: folder ${index.url}, load queued as task ${created.task_id} ` +
+      `(the service runs it and watches the folder; see ${command} tasks show ${created.task_id})`,
+    json: { ...created, index },
+  };
 }
 
 function line(i: IndexView): string {

@@ -14,7 +14,7 @@ import { listModelsCommand, pullCommand, reindexCommand } from './cli-models';
 import { showTask } from './cli-tasks';
 import { ingestFilesCommand } from './cli-ingest';
 import { stopOnSignals } from './stop-on-signals';
-import { indexesCommand } from './cli-indexes';
+import { addFolderCommand, indexesCommand } from './cli-indexes';
 import { storeCommand } from './cli-store';
 import { toolsCommand } from './cli-tools';
 import { registerDiscordCommand } from './cli-integrations';
@@ -226,6 +226,24 @@ const COMMANDS: readonly Command[] = [
   ...indexCommand('list', '--project <id>', [
     "a project's indexes (one per ingestData root): pages, auto sync, last sync",
   ]),
+  {
+    path: ['indexes', 'add-folder'],
+    args: '--project <id> <path>',
+    summary: [
+      'watch a folder of this server: its PDF, Word, Markdown, HTML and',
+      'text files are ingested, then kept in step as they change; the',
+      'path must resolve under KBQA_FOLDER_ROOTS (docs/api.md)',
+    ],
+    options: project,
+    positionals: ID,
+    database: 'existing',
+    run: ({ config, positionals, flags }) =>
+      withContext(config, async (ctx) => {
+        const projectId = intArg(flags.get('project'), '--project');
+        await ctx.get(ProjectsService).getProject(projectId);
+        return addFolderCommand(ctx.get(IndexesService), projectId, positionals[0] ?? '', config.command);
+      }),
+  },
   ...indexCommand('show', '<index-id>', ['one index']),
   ...indexCommand('sync', '<index-id> --on|--off', [
     'switch auto sync (every KBQA_SYNC_INTERVAL, default 24h)',

@@ -36,6 +36,7 @@ const ROUTES: Array<[Method, string, object | undefined]> = [
   ['get', '/admin/v1/projects/{id}/tasks', undefined],
   ['get', '/admin/v1/tasks/{id}', undefined],
   ['get', '/admin/v1/projects/{id}/indexes', undefined],
+  ['post', '/admin/v1/projects/{id}/indexes', { type: 'folder', path: '/' }],
   ['get', '/admin/v1/indexes/{id}', undefined],
   ['patch', '/admin/v1/indexes/{id}', { auto_sync: true }],
   ['post', '/admin/v1/indexes/{id}/sync', undefined],

@@ -35,6 +35,7 @@ const COMMANDS = [
   'ingest',
   'tasks show',
   'indexes list',
+  'indexes add-folder',
   'indexes show',
   'indexes sync',
   'indexes resync',

@@ -1,7 +1,7 @@
 import type { KbqaError } from './errors';
 import type { LoadedDocument } from './documents';
 
-/** Every source type `ingestData` accepts. */
+/** Every type an index can have: those `ingestData` accepts and the operator-only ones. */
 export const SOURCE_TYPES = [
   'website-crawler',
   'docusaurus',
@@ -10,8 +10,20 @@ export const SOURCE_TYPES = [
   'url',
   'sitemap',
   'openapi',
+  'folder',
 ] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
+
+/**
+ * Types only the operator creates (the operator API, the command line), never a project API key:
+ * a watched `folder` reads the server's own file system.
+ */
+export const OPERATOR_ONLY_TYPES: readonly SourceType[] = ['folder'];
+
+/** The types `ingestData` accepts. */
+export const INGEST_DATA_TYPES: readonly SourceType[] = SOURCE_TYPES.filter(
+  (t) => !OPERATOR_ONLY_TYPES.includes(t),
+);
 
 /** What a client asked `ingestData` for. */
 export interface LoadRequest {
@@ -99,6 +111,11 @@ export interface PageVersion {
   bodyHash?: string;
   /** Links found on the page (site crawls only). */
   links?: string[];
+  /**
+   * A file of a watched folder: its modification time (ms), size and inode, so a file whose
+   * three are unchanged is not read again (a rename over it changes the inode).
+   */
+  file?: { mtimeMs: number; size: number; ino: number };
 }
 
 /** A source the index already holds, as a loader sees it during a sync. */

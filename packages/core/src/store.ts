@@ -20,7 +20,9 @@ export type SourceKind =
   | 'sitemap'
   | 'openapi'
   /** `ingestFiles` uploads */
-  | 'files';
+  | 'files'
+  /** files of a watched folder (a `folder` index) */
+  | 'folder';
 
 /** One document with the chunks the chunker made of it. */
 export interface IndexedDocument {

@@ -1,10 +1,18 @@
 import { Body, Delete, Get, Param, Patch, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
 import { IndexesService } from '../indexes/indexes.service';
 import { ProjectsService } from '../projects/projects.service';
 import { ErrorResponse, IdParams } from './admin.dto';
 import { AdminController } from './admin.guard';
 import {
+  CreateIndexDto,
+  IndexCreatedResponse,
   IndexDeletedResponse,
   IndexListResponse,
   IndexResponse,
@@ -12,7 +20,10 @@ import {
   UpdateIndexDto,
 } from './indexes.dto';
 
-/** Indexes (one per ingestData root): list, show, auto-sync switch, sync now, delete with pages. */
+/**
+ * Indexes (one per ingestData root, or a watched folder): list, create a folder index, show,
+ * auto-sync switch, sync now, delete with pages.
+ */
 @AdminController('indexes')
 export class AdminIndexesController {
   constructor(
@@ -27,6 +38,21 @@ export class AdminIndexesController {
   async list(@Param() { id }: IdParams): Promise<IndexListResponse> {
     await this.projects.getProject(id);
     return { indexes: await this.indexes.list(id) };
+  }
+
+  @Post('projects/:id/indexes')
+  @ApiOperation({
+    summary: 'Create a watched folder index (type folder) and queue its first load',
+    description:
+      'The folder must resolve, symbolic links followed, under one of KBQA_FOLDER_ROOTS. Its files ' +
+      '(PDF, Word .docx, Markdown, HTML, text) are ingested, then kept in step as they change. ' +
+      'The same path again finds the same index and syncs it.',
+  })
+  @ApiCreatedResponse({ type: IndexCreatedResponse })
+  @ApiNotFoundResponse({ type: ErrorResponse })
+  async create(@Param() { id }: IdParams, @Body() dto: CreateIndexDto): Promise<IndexCreatedResponse> {
+    await this.projects.getProject(id);
+    return this.indexes.addFolder(id, dto.path);
   }
 
   @Get('indexes/:id')

@@ -1,6 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SOURCE_TYPES } from '@kbqa/core';
-import { IsBoolean } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+
+/**
+ * `POST /admin/v1/projects/:id/indexes`: an index only the operator creates. Other types are
+ * created by `ingestData` (or `POST /admin/v1/projects/:id/ingest`).
+ */
+export class CreateIndexDto {
+  @ApiProperty({ enum: ['folder'], description: 'a watched folder of the server' })
+  @IsIn(['folder'], {
+    message:
+      'type must be folder (other indexes are created by ingestData or POST /admin/v1/projects/:id/ingest)',
+  })
+  type!: 'folder';
+
+  @ApiProperty({
+    example: '/srv/docs/handbook',
+    description: 'absolute path of the folder; it must resolve, links followed, under KBQA_FOLDER_ROOTS',
+  })
+  @IsString({ message: 'path must be a string' })
+  @IsNotEmpty({ message: 'path must not be empty' })
+  @MaxLength(4096, { message: 'path must be at most 4096 characters' })
+  path!: string;
+}
 
 /** `PATCH /admin/v1/indexes/:id`: the auto-sync switch. */
 export class UpdateIndexDto {
@@ -61,6 +83,14 @@ export class SyncStartedResponse {
   index_id!: number;
 
   @ApiProperty({ type: 'integer', description: 'follow it with GET /admin/v1/tasks/:id or ingestionStatus' })
+  task_id!: number;
+}
+
+export class IndexCreatedResponse {
+  @ApiProperty({ type: 'integer' })
+  index_id!: number;
+
+  @ApiProperty({ type: 'integer', description: 'its first load; follow it with GET /admin/v1/tasks/:id' })
   task_id!: number;
 }
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { SOURCE_TYPES, type SourceType } from '@kbqa/core';
+import { INGEST_DATA_TYPES, type SourceType } from '@kbqa/core';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, Min } from 'class-validator';
 import { toPositiveInt } from '../common/validators';
@@ -29,7 +29,7 @@ export class AdminIngestDataDoc {
   @ApiProperty({ example: 'https://docs.example.com' })
   url!: string;
 
-  @ApiPropertyOptional({ enum: SOURCE_TYPES })
+  @ApiPropertyOptional({ enum: INGEST_DATA_TYPES })
   type?: SourceType;
 
   @ApiPropertyOptional({ type: [String], description: 'only URLs whose path starts with one of these' })

@@ -16,6 +16,7 @@ const SOURCE_KINDS: SourceKind[] = [
   'sitemap',
   'openapi',
   'files',
+  'folder',
 ];
 
 /** `GET /admin/v1/projects/:id/sources?index_id=&q=&limit=&offset=`. */

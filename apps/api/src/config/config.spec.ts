@@ -124,6 +124,17 @@ describe(loadConfig.name, () => {
     );
   });
 
+  it('allows no watched folder unless KBQA_FOLDER_ROOTS lists absolute paths, comma-separated', () => {
+    expect(loadConfig({}, '/tmp').folders).toEqual({ roots: [], rescanIntervalMs: 600_000 });
+    expect(
+      loadConfig({ KBQA_FOLDER_ROOTS: '/srv/docs/, /mnt/share', KBQA_FOLDER_RESCAN_INTERVAL: '30s' }, '/tmp')
+        .folders,
+    ).toEqual({ roots: ['/srv/docs', '/mnt/share'], rescanIntervalMs: 30_000 });
+    expect(() => loadConfig({ KBQA_FOLDER_ROOTS: '/srv/docs,docs' }, '/tmp')).toThrow(
+      'KBQA_FOLDER_ROOTS must list absolute paths, comma-separated; got "docs"',
+    );
+  });
+
   it("reports the service's own package version", () => {
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
       version: string;

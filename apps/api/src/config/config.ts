@@ -92,6 +92,13 @@ export interface AppConfig {
   taskLeaseMs: number;
   /** How often an index with auto sync on is re-synced (KBQA_SYNC_INTERVAL, default 24 h). */
   syncIntervalMs: number;
+  /**
+   * Watched folders (`folder` indexes): the absolute paths under which the operator may index a
+   * folder (KBQA_FOLDER_ROOTS, comma-separated; none by default, which allows none), and how often
+   * each watched folder is scanned for changes its file-system events missed
+   * (KBQA_FOLDER_RESCAN_INTERVAL, default 10 min).
+   */
+  folders: { roots: string[]; rescanIntervalMs: number };
   /** How long a dashboard login lasts (KBQA_DASHBOARD_SESSION). */
   dashboardSessionMs: number;
   /**
@@ -293,6 +300,18 @@ function list(fallback: string[]) {
   );
 }
 
+/**
+ * KBQA_FOLDER_ROOTS: absolute paths, comma-separated (a path with a comma in it cannot be a root).
+ * Relative ones are refused rather than resolved against whichever folder the process started in.
+ */
+const folderRoots = list([]).transform((roots, ctx): string[] => {
+  const relativeRoot = roots.find((r) => !isAbsolute(r));
+  if (relativeRoot !== undefined) {
+    return refuse(ctx, `must list absolute paths, comma-separated; got "${relativeRoot}"`);
+  }
+  return roots.map((r) => resolve(r));
+});
+
 const logLevel = variable.transform((raw, ctx): LogLevel => {
   const value = raw?.trim().toLowerCase();
   if (value === undefined || value === '') return 'info';
@@ -372,6 +391,8 @@ function settingsSchema(readWorkers: number) {
     KBQA_TRUST_PROXY: bool(false),
     KBQA_SYNC_INTERVAL: duration(86_400_000, 1_000),
     KBQA_DASHBOARD_SESSION: duration(12 * 3_600_000, 1_000),
+    KBQA_FOLDER_ROOTS: folderRoots,
+    KBQA_FOLDER_RESCAN_INTERVAL: duration(600_000, 1_000),
     KBQA_BACKUP_INTERVAL: duration(undefined, 1_000, ['off', '0']),
     KBQA_BACKUP_KEEP: int(7, 1, 100_000),
     KBQA_EMBED_MODEL: text(DEFAULT_EMBED_MODEL),
@@ -515,6 +536,7 @@ export function loadConfig(
     adminToken: e.KBQA_ADMIN_TOKEN,
     trustProxy: e.KBQA_TRUST_PROXY,
     syncIntervalMs: e.KBQA_SYNC_INTERVAL,
+    folders: { roots: e.KBQA_FOLDER_ROOTS, rescanIntervalMs: e.KBQA_FOLDER_RESCAN_INTERVAL },
     dashboardSessionMs: e.KBQA_DASHBOARD_SESSION,
     backup: { intervalMs: e.KBQA_BACKUP_INTERVAL, keep: e.KBQA_BACKUP_KEEP },
     chunker: e.chunker,

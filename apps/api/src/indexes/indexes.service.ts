@@ -6,7 +6,8 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
 import { INGESTION_QUEUE, type IngestionQueue } from '../ingestion/ingestion-queue';
 import { insertTask } from '../ingestion/task-rows';
-import { indexRequest, type IndexOptions } from './index-rows';
+import { resolveFolder } from '@kbqa/loader-folder';
+import { indexRequest, type IndexOptions, upsertIndex } from './index-rows';
 
 /** An index as the CLI (`--json`) and the operator API show it. */
 export interface IndexView {
@@ -25,6 +26,24 @@ export interface IndexView {
   last_synced_at: string | null;
   next_sync_at: string | null;
   last_task_id: number | null;
+}
+
+/** A folder index as the watcher needs it. */
+export interface WatchedFolderIndex {
+  id: number;
+  /** The folder's absolute path (the index's URL). */
+  path: string;
+}
+
+/**
+ * The folder watcher of this process (only processes that run workers have one), told at once
+ * when this process creates or deletes a folder index; other processes' changes reach it by its
+ * periodic look at the indexes table.
+ */
+export interface FolderWatch {
+  /** Starts watching the folder; resolves once changes from now on will be seen. */
+  added(index: WatchedFolderIndex): Promise<void>;
+  removed(indexId: number): void;
 }
 
 /**
@@ -46,6 +65,48 @@ export class IndexesService {
   ) {
     this.indexes = dataSource.getRepository(IndexEntity);
     this.tasks = dataSource.getRepository(IngestionTaskEntity);
+  }
+
+  private folderWatch: FolderWatch | undefined;
+
+  /** The folder watcher registers itself here (it depends on this service, not the reverse). */
+  setFolderWatch(watch: FolderWatch | undefined): void {
+    this.folderWatch = watch;
+  }
+
+  /**
+   * Creates the project's index of a folder of the server (or finds the one it has) and queues
+   * its load; returns both ids. The folder must resolve, links followed, under
+   * KBQA_FOLDER_ROOTS. The caller checks the project exists. This process's watcher, if any,
+   * watches the folder before the load is queued, so no change after the load's walk goes unseen.
+   */
+  async addFolder(projectId: number, path: string): Promise<{ index_id: number; task_id: number }> {
+    const folder = resolveFolder(path, this.config.folders.roots);
+    const index = await upsertIndex(this.indexes, projectId, 'folder', { url: folder.path });
+    await this.folderWatch?.added({ id: index.id, path: index.url });
+    // A watcher that found the index first (another process's) may have queued its load already.
+    const pending = await this.pendingTask(index.id);
+    return { index_id: index.id, task_id: pending ?? (await this.startSync(index)) };
+  }
+
+  /** Every folder index, of every project: what a watcher watches. */
+  async folderIndexes(): Promise<WatchedFolderIndex[]> {
+    const rows = await this.indexes.find({ select: { id: true, url: true }, where: { type: 'folder' } });
+    return rows.map((r) => ({ id: r.id, path: r.url }));
+  }
+
+  /**
+   * Queues a sync of the index unless one is already pending: a pending sync has not read the
+   * folder yet, so it will see the change too. Returns the new task's id, if one was queued.
+   */
+  async syncUnlessPending(id: number): Promise<number | undefined> {
+    const row = await this.get(id);
+    return (await this.pendingTask(row.id)) === undefined ? this.startSync(row) : undefined;
+  }
+
+  private async pendingTask(indexId: number): Promise<number | undefined> {
+    const task = await this.tasks.findOne({ select: { id: true }, where: { indexId, status: 'pending' } });
+    return task?.id;
   }
 
   /** Indexes of one project, or of every project, oldest first. */
@@ -108,6 +169,7 @@ export class IndexesService {
       sources.map((s) => s.id),
     );
     await this.indexes.delete(row.id);
+    if (row.type === 'folder') this.folderWatch?.removed(row.id);
     return { id: row.id, removed_pages: removed };
   }
 

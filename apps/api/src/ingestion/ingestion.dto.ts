@@ -1,4 +1,4 @@
-import { KbqaError, SOURCE_TYPES, type SourceType } from '@kbqa/core';
+import { INGEST_DATA_TYPES, KbqaError, SOURCE_TYPES, type SourceType } from '@kbqa/core';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -133,8 +133,9 @@ export class IngestDataDto extends KeyDto {
   @MaxLength(2048)
   url!: string;
 
+  // Operator-only types pass here so the service can say where they are created instead.
   @IsOptional()
-  @IsIn(SOURCE_TYPES, { message: `type must be one of: ${SOURCE_TYPES.join(', ')}` })
+  @IsIn(SOURCE_TYPES, { message: `type must be one of: ${INGEST_DATA_TYPES.join(', ')}` })
   type?: SourceType;
 
   @IsOptional()

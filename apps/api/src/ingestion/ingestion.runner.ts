@@ -412,28 +412,42 @@ export class IngestionRunner implements TaskRunner {
     };
     await this.progress(task.id, { step: 'SCRAPING', current: 0, total: 0 }, true);
     const versioning = versionOptions(request);
-    for await (const loaded of loader.load(request, context)) {
-      const doc = withVersion(loaded, versioning);
-      const before = byUrl.get(doc.source);
-      const contentHash = sourceContentHash([doc]);
+    /** Writes one source: the documents a loader yielded for it, one after another. */
+    const write = async (docs: LoadedDocument[]): Promise<void> => {
+      const first = docs[0]!;
+      const before = byUrl.get(first.source);
+      const contentHash = sourceContentHash(docs);
       if (before) seen.add(before.id);
       if (before && task.indexId !== null && before.contentHash === contentHash) {
         // Same content: its chunks and vectors stay; only what the next sync compares is kept.
-        await this.store.keepSource(before.id, task.indexId, doc.version);
+        await this.store.keepSource(before.id, task.indexId, first.version);
         counts.unchanged += 1;
-        continue;
+        return;
       }
-      const input = await this.prepareSource(task.projectId, doc.source, task.kind, [doc], signal);
+      const input = await this.prepareSource(task.projectId, first.source, task.kind, docs, signal);
       input.indexId = task.indexId;
-      input.version = doc.version;
+      input.version = first.version;
       input.contentHash = contentHash;
       chunkIds.push(...(await this.writeSources([input], stats)));
       if (before) counts.updated += 1;
       else counts.added += 1;
       await this.mergeIndex(input.documents.length);
+    };
+    // A source of several documents (a PDF file's pages) comes as a run of them with one source.
+    let run: LoadedDocument[] = [];
+    for await (const loaded of loader.load(request, context)) {
+      const doc = withVersion(loaded, versioning);
+      if (run.length > 0 && run[0]!.source !== doc.source) {
+        await write(run);
+        run = [];
+      }
+      run.push(doc);
     }
+    if (run.length > 0) await write(run);
     counts.removed = await this.removeGone(task, held, seen, gone, incomplete, stats);
-    if (stats.documents === 0 && counts.unchanged === 0 && counts.removed === 0) {
+    // A watched folder may be empty (created before its files arrive, or emptied): not a failure.
+    const emptyFolder = task.kind === 'folder' && stats.skippedCount === 0;
+    if (stats.documents === 0 && counts.unchanged === 0 && counts.removed === 0 && !emptyFolder) {
       const why =
         stats.skipped.length > 0
           ? `; skipped: ${stats.skipped

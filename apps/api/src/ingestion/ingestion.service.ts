@@ -3,6 +3,7 @@ import {
   formatMicros,
   KbqaError,
   type LoadRequest,
+  OPERATOR_ONLY_TYPES,
   parseVersionPattern,
   type SourceType,
   type TaskKind,
@@ -73,6 +74,14 @@ export class IngestionService {
 
   async ingestData(projectId: number, dto: IngestDataDto): Promise<number> {
     const type: SourceType = dto.type ?? 'website-crawler';
+    if (OPERATOR_ONLY_TYPES.includes(type)) {
+      // A folder reads the server's own disk: a project's key must never name one.
+      throw new KbqaError(
+        'FORBIDDEN',
+        `type ${type} is an operator-only index: create it with POST /admin/v1/projects/:id/indexes ` +
+          `or \`kbqa indexes add-folder --project <id> <path>\``,
+      );
+    }
     if (type !== 'website-crawler' && (dto.include_paths?.length || dto.exclude_paths?.length)) {
       throw new KbqaError(
         'BAD_REQUEST',

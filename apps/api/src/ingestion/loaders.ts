@@ -9,6 +9,7 @@ import { fetcherFetch, redirectingFetch, YoutubeLoader } from '@kbqa/loader-yout
 import type { AppConfig } from '../config/config';
 import { LoaderRegistry } from './loader-registry';
 import { OpenApiLoader } from '@kbqa/loader-openapi';
+import { FolderLoader } from '@kbqa/loader-folder';
 
 /** The setting that refusals of private addresses name. */
 const ALLOWLIST_SETTING = 'KBQA_ALLOW_PRIVATE_HOSTS';
@@ -43,6 +44,11 @@ export function createLoaderRegistry(config: AppConfig): LoaderRegistry {
     new OpenApiLoader({ fetcher }),
     new GithubLoader({ guard, baseUrls: config.web.gitBaseUrls }),
     new YoutubeLoader({ fetch: youtubeFetch }),
+    new FolderLoader({
+      roots: config.folders.roots,
+      maxPdfPages: config.uploads.maxPdfPages,
+      maxFileBytes: config.uploads.maxFileBytes,
+    }),
   ];
   return new LoaderRegistry(loaders, WIRED_TYPES, () => fetcher.close(), guard);
 }

@@ -19,6 +19,7 @@ const TASK_KINDS: TaskKind[] = [
   'sitemap',
   'openapi',
   'files',
+  'folder',
 ];
 const TASK_STATUSES: TaskStatus[] = ['pending', 'running', 'completed'];
 

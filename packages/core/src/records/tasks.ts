@@ -13,7 +13,8 @@ export type TaskKind =
   | 'youtube'
   | 'url'
   | 'sitemap'
-  | 'openapi';
+  | 'openapi'
+  | 'folder';
 
 /** A task as queues and workers know it: its id, and its project (one task per project runs at a time). */
 export interface TaskRef {

@@ -50,9 +50,9 @@ describe('describeLoaderContract checks', () => {
     checkSkipped([{ url: 'https://docs.example.com/x.pdf', code: 'NOT_HTML', reason: 'not an HTML page' }]);
   });
 
-  it('fail a document without a link, or with a link that is not http(s)', () => {
-    expect(() => checkDocuments([{ ...doc(1), link: undefined }])).toThrow('has no http(s) link');
-    expect(() => checkDocuments([doc(1, 'docs/intro.md')])).toThrow('has no http(s) link');
+  it('fail a document without a link, or with a link that is not http(s) or file:', () => {
+    expect(() => checkDocuments([{ ...doc(1), link: undefined }])).toThrow('has no http(s) or file: link');
+    expect(() => checkDocuments([doc(1, 'docs/intro.md')])).toThrow('has no http(s) or file: link');
     expect(() => checkDocuments([])).toThrow('no document');
   });
 

@@ -45,17 +45,18 @@ export async function collect(
   return { documents, progress, skipped, unmatched };
 }
 
-function isHttpUrl(value: unknown): boolean {
+/** An absolute http(s) URL, or a file: URL (the files of a watched folder). */
+function isLinkUrl(value: unknown): boolean {
   if (typeof value !== 'string') return false;
   try {
     const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    return url.protocol === 'http:' || url.protocol === 'https:' || url.protocol === 'file:';
   } catch {
     return false;
   }
 }
 
-/** Throws unless every document has a source, text, and an absolute http(s) link (parts too). */
+/** Throws unless every document has a source, text, and an absolute http(s) or file: link (parts too). */
 export function checkDocuments(documents: LoadedDocument[]): void {
   if (documents.length === 0) throw new Error('the load yielded no document');
   for (const doc of documents) {
@@ -64,10 +65,11 @@ export function checkDocuments(documents: LoadedDocument[]): void {
     }
     const text = doc.parts ? doc.parts.map((p) => p.text).join(' ') : doc.content;
     if (!text.trim()) throw new Error(`document ${doc.source} has no text`);
-    if (!isHttpUrl(doc.link))
-      throw new Error(`document ${doc.source} has no http(s) link: ${String(doc.link)}`);
+    if (!isLinkUrl(doc.link))
+      throw new Error(`document ${doc.source} has no http(s) or file: link: ${String(doc.link)}`);
     for (const part of doc.parts ?? []) {
-      if (!isHttpUrl(part.link)) throw new Error(`a part of ${doc.source} has no http(s) link: ${part.link}`);
+      if (!isLinkUrl(part.link))
+        throw new Error(`a part of ${doc.source} has no http(s) or file: link: ${part.link}`);
     }
   }
 }
@@ -157,7 +159,7 @@ export function describeLoaderContract(name: string, fixture: LoaderContractFixt
       }
     };
 
-    it('yields documents with a source, text and an http(s) link', () =>
+    it('yields documents with a source, text and an http(s) or file: link', () =>
       withLoader(async ({ loader, request }) => checkDocuments((await collect(loader, request)).documents)));
 
     it('reports progress that moves forward', () =>

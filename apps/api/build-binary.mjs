@@ -353,6 +353,9 @@ quiet([
   'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
 ]);
 const mb = (statSync(output).size / 1024 / 1024).toFixed(1);
+// Issue 38's limit: one download a user accepts for a single-file install.
+if (statSync(output).size > 200 * 1024 * 1024)
+  throw new Error(`build:binary: ${relative(root, output)} is ${mb} MB, over the 200 MB limit`);
 console.log(
   `built ${relative(root, output)}: ${mb} MB (bundle ${(statSync(bundle).size / 1024 / 1024).toFixed(1)} MB)`,
 );

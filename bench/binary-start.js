@@ -115,7 +115,7 @@ async function main() {
       [
         '## Single executable: size and start-up',
         '',
-        `\`dist/kbqa-linux-x64\`: **${mb} MB** (limit 200 MB), ONNX Runtime inside. Each start on a new data folder`,
+        `\`dist/kbqa-linux-x64\`: **${mb} MB** (limit 200 MB), ONNX Runtime and node-llama-cpp inside. Each start on a new data folder`,
         '(so it also creates and migrates a database), from an empty folder with an empty `PATH`; "hybrid" runs',
         `with the repository's tiny generated embedding model (KBQA_EMBED_MODEL, offline) and waits until`,
         '`/health` reports `"retrieval": "hybrid"`, i.e. ONNX Runtime has loaded the model in the embedding worker.',

@@ -7,15 +7,17 @@ import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   chmodSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -61,8 +63,6 @@ const unused = [
   'react-native-sqlite-storage',
   '@google-cloud/spanner',
   'redis',
-  // KBQA_LLM=local: its native runtime is not in the binary; chat then answers extractively.
-  'node-llama-cpp',
 ];
 
 /** Rewrites what only works inside node_modules: package.json reads and require.resolve of assets. */
@@ -104,6 +104,13 @@ const seaPatches = {
       /onnxruntime-node\/dist\/binding\.js$/,
       'require(`../bin/napi-v6/${process.platform}/${process.arch}/onnxruntime_binding.node`)',
       `require(${nativeJs}).loadAddon('onnxruntime_binding.node')`,
+    );
+    // KBQA_LLM=local: node-llama-cpp is an ES module tree with top-level await, loaded unbundled
+    // from its own file layout in the cache (llamaRuntime below) by sea/llama.js.
+    patch(
+      /llm-local\/dist\/local-llm\.js$/,
+      "import('node-llama-cpp')",
+      `require(${JSON.stringify(join(seaDir, 'llama.js'))}).importNodeLlamaCpp()`,
     );
     patch(
       /embedder\/dist\/transformers\.embedder\.js$/,
@@ -201,6 +208,8 @@ const assets = {
     paths: [dirname(fromStore.resolve('sqlite-vec'))],
   }),
   ...onnxRuntime(),
+  ...llamaRuntime(),
+  'llama-import.cjs': join(seaDir, 'llama-import.cjs'),
   'dashboard/package.json': require.resolve('@kbqa/dashboard/package.json'),
   ...workers,
 };
@@ -226,6 +235,76 @@ function onnxRuntime() {
   return Object.fromEntries(
     ['onnxruntime_binding.node', 'libonnxruntime.so.1'].map((name) => [name, join(bin, name)]),
   );
+}
+
+/**
+ * node-llama-cpp as a node_modules tree under llama/: its JavaScript, the package tree it imports
+ * (nested where two versions meet, as a package manager would), the CPU prebuilt for linux-x64 and
+ * the few llama/ files it reads. Left out: type declarations, source maps, the llama.cpp source
+ * bundle and the GPU prebuilds (kbqa runs it with gpu: false).
+ */
+function llamaRuntime() {
+  const top = resolvePackage(dirname(require.resolve('@kbqa/llm-local/package.json')), 'node-llama-cpp');
+  const files = {};
+  const placed = new Map(); // folder in the cache -> real folder
+  const keep = (file) => /\.(js|cjs|mjs|json|node|so|gbnf)$/.test(file) && !file.endsWith('.d.ts');
+  const add = (real, out, skip = () => false) => {
+    const walk = (dir) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = join(dir, entry.name);
+        const rel = relative(real, full).split(sep).join('/');
+        if (entry.name === 'node_modules' || skip(rel)) continue;
+        if (entry.isDirectory()) walk(full);
+        else if (rel === 'package.json' || (keep(entry.name) && !entry.name.endsWith('.map')))
+          files[`${out}/${rel}`] = full;
+      }
+    };
+    walk(real);
+  };
+  const llamaSkip = (rel) =>
+    rel.startsWith('llama/') &&
+    !['llama/package.json', 'llama/binariesGithubRelease.json', 'llama/llama.cpp.info.json'].includes(rel) &&
+    !rel.startsWith('llama/grammars/');
+  const queue = [[top, 'llama/node_modules/node-llama-cpp']];
+  placed.set('llama/node_modules/node-llama-cpp', top);
+  add(
+    top,
+    'llama/node_modules/node-llama-cpp',
+    (rel) => llamaSkip(rel) || rel.startsWith('bins/') || rel.startsWith('templates/'),
+  );
+  while (queue.length > 0) {
+    const [real, out] = queue.shift();
+    const manifest = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8'));
+    const names = Object.keys(manifest.dependencies ?? {});
+    if (real === top) names.push('@node-llama-cpp/linux-x64');
+    for (const name of names) {
+      const found = resolvePackage(real, name);
+      if (!found) throw new Error(`build:binary: ${manifest.name} needs ${name}, which is not installed`);
+      // Node looks in out/node_modules, then each folder above: the nearest copy must be this one.
+      let nearest;
+      for (let dir = out; dir !== undefined; dir = /^(.*)\/node_modules\/(@[^/]+\/)?[^/]+$/.exec(dir)?.[1]) {
+        if (placed.has(`${dir}/node_modules/${name}`)) {
+          nearest = `${dir}/node_modules/${name}`;
+          break;
+        }
+      }
+      if (nearest && placed.get(nearest) === found) continue;
+      const target = nearest ? `${out}/node_modules/${name}` : `llama/node_modules/${name}`;
+      placed.set(target, found);
+      add(found, target);
+      queue.push([found, target]);
+    }
+  }
+  return files;
+}
+
+/** The folder of package `name` as Node finds it from inside the package at `from`. */
+function resolvePackage(from, name) {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return realpathSync(candidate);
+  }
+  return undefined;
 }
 
 const hash = createHash('sha256');
@@ -274,6 +353,9 @@ quiet([
   'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
 ]);
 const mb = (statSync(output).size / 1024 / 1024).toFixed(1);
+// Issue 38's limit: one download a user accepts for a single-file install.
+if (statSync(output).size > 200 * 1024 * 1024)
+  throw new Error(`build:binary: ${relative(root, output)} is ${mb} MB, over the 200 MB limit`);
 console.log(
   `built ${relative(root, output)}: ${mb} MB (bundle ${(statSync(bundle).size / 1024 / 1024).toFixed(1)} MB)`,
 );

@@ -46,4 +46,4 @@ const dir = cacheRoot();
 extract(dir);
 native.setRoot(dir);
 
-require('../dist/cli.js');
+if (!require('./llama').runBindingTest(process.argv, process.env)) require('../dist/cli.js');

@@ -55,7 +55,8 @@ type NodeLlamaCppModule = typeof NodeLlamaCpp;
 /**
  * node-llama-cpp is an ES module with top-level await: a CommonJS package reaches it only through
  * a real dynamic import, made here and only when a model is loaded, so that nothing else (the
- * extractive path, the CLI, the single executable) ever loads it.
+ * extractive path, the CLI) ever loads it. The single executable replaces this import with one of
+ * the copy it extracts (apps/api/sea/llama.js).
  */
 async function importNodeLlamaCpp(): Promise<NodeLlamaCppModule> {
   try {
@@ -64,7 +65,7 @@ async function importNodeLlamaCpp(): Promise<NodeLlamaCppModule> {
     throw new LocalModelError(
       'runtime-unavailable',
       `The local model runtime (node-llama-cpp) cannot be loaded: ${describe(error)}. It is an optional ` +
-        'peer of @kbqa/llm-local: install node-llama-cpp@3.21.1 beside kbqa (the single executable does not include it)',
+        'peer of @kbqa/llm-local: install node-llama-cpp@3.21.1 beside kbqa (the single executable carries its own)',
       { cause: error },
     );
   }

@@ -21,8 +21,7 @@ const logger = new Logger('AnswerModule');
 
 /**
  * The local model, loaded through a dynamic import: `@kbqa/llm-local` reaches node-llama-cpp
- * only here, so the extractive and OpenAI paths (and the single executable, which leaves
- * node-llama-cpp out) never load it.
+ * only here, so the extractive and OpenAI paths never load it.
  */
 async function loadLocalModel(config: LocalConfig): Promise<LocalChatModel> {
   const { LocalLlm } = await import('@kbqa/llm-local');

@@ -108,7 +108,7 @@ async function main() {
     const nodeHybrid = await repeat(runs, (i) =>
       timeToHealth(process.execPath, mainJs, nodeEnv(`nh${i}`, true), true),
     );
-    const mb = (statSync(BINARY).size / 1024 / 1024).toFixed(1);
+    const mb = (statSync(BINARY).size / 1e6).toFixed(1);
     const row = (what, r, hybridToo) =>
       `| ${what} | ${ms(r.healthy)} | ${hybridToo ? ms(r.ready) : '–'} | ${ms(r.cpu)} |`;
     console.log(

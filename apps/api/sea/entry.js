@@ -6,9 +6,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const sea = require('node:sea');
+const zlib = require('node:zlib');
 const native = require('./native');
 
 const manifest = JSON.parse(sea.getAsset('manifest.json', 'utf8'));
+/** The assets the build stored gzipped (native libraries, large scripts): inflated on extraction. */
+const gzipped = new Set(manifest.gzipped ?? []);
 
 function cacheRoot() {
   // The binary's only configuration read outside loadConfig: where to extract, before the app exists.
@@ -26,7 +29,8 @@ function extract(dir) {
   for (const name of manifest.files) {
     const target = path.join(tmp, ...name.split('/'));
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, new Uint8Array(sea.getRawAsset(name)));
+    const raw = new Uint8Array(sea.getRawAsset(name));
+    fs.writeFileSync(target, gzipped.has(name) ? zlib.gunzipSync(raw) : raw);
   }
   fs.writeFileSync(
     path.join(tmp, 'package.json'),

@@ -9,6 +9,7 @@ import {
   type LoadRequest,
   type SkippedItem,
   type SourceLoader,
+  abortedError,
 } from '@kbqa/core';
 import {
   decodeHtml,
@@ -370,8 +371,4 @@ async function* pool<T, R>(
   } finally {
     signal.removeEventListener('abort', notify);
   }
-}
-
-function abortedError(): KbqaError {
-  return new KbqaError('ABORTED', 'the load was cancelled');
 }

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import {
-  KbqaError,
   type LoadContext,
   type LoadedDocument,
   type LoadRequest,
   type PageVersion,
   type SourceLoader,
+  throwIfAborted,
 } from '@kbqa/core';
 import { extractFile, FILE_EXTENSIONS } from '@kbqa/loader-files';
 import { resolveFolder } from './folder-path';
@@ -48,13 +48,13 @@ export class FolderLoader implements SourceLoader {
 
   async *load(request: LoadRequest, context: LoadContext): AsyncIterable<LoadedDocument> {
     const { signal } = context;
-    if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+    throwIfAborted(signal);
     const walk = await walkFolder(request.url, this.roots, signal);
     for (const item of walk.skipped) context.skipped?.(item);
     const total = walk.files.length;
     context.progress({ step: 'SCRAPING', current: 0, total, message: walk.folder });
     for (const [i, file] of walk.files.entries()) {
-      if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+      throwIfAborted(signal);
       const source = fileSource(file.path);
       const version: PageVersion = { file: { mtimeMs: file.mtimeMs, size: file.size, ino: file.ino } };
       if (!isReadable(file.path)) {

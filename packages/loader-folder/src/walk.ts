@@ -3,7 +3,7 @@ import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { KbqaError, type SkippedItem } from '@kbqa/core';
+import { KbqaError, type SkippedItem, throwIfAborted } from '@kbqa/core';
 import { FILE_EXTENSIONS } from '@kbqa/loader-files';
 import { isWithin, realRoots, resolveFolder, ROOTS_SETTING } from './folder-path';
 
@@ -85,7 +85,7 @@ export async function walkFolder(
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
-      if (signal?.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+      throwIfAborted(signal);
       if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       const path = join(dir, entry.name);
       const relPath = rel ? `${rel}/${entry.name}` : entry.name;

@@ -6,6 +6,7 @@ import {
   type LoadRequest,
   type SourceLoader,
   type WebFetcher,
+  throwIfAborted,
 } from '@kbqa/core';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -88,7 +89,7 @@ export class OpenApiLoader implements SourceLoader {
     const url = parseSpecUrl(request.url);
     url.hash = '';
     const { signal } = context;
-    if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+    throwIfAborted(signal);
     context.progress({ step: 'SCRAPING', current: 0, total: 1, message: url.href });
     const res = await this.fetcher.fetch(url.href, { signal, accept: SPEC_ACCEPT, maxBytes: this.maxBytes });
     if (res.status < 200 || res.status >= 300) {
@@ -122,7 +123,7 @@ export class OpenApiLoader implements SourceLoader {
         });
         continue;
       }
-      if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+      throwIfAborted(signal);
       let content = renderOperation(operation, info, refs, schemas, spec);
       if (content.length > this.maxOperationChars) {
         content = `${content.slice(0, this.maxOperationChars)}\n\n… (cut at ${this.maxOperationChars} characters)`;
@@ -138,7 +139,7 @@ export class OpenApiLoader implements SourceLoader {
       };
       context.progress({ step: 'SCRAPING', current: i + 1, total, message: heading });
     }
-    if (signal.aborted) throw new KbqaError('ABORTED', 'the load was cancelled');
+    throwIfAborted(signal);
   }
 }
 

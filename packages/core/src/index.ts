@@ -17,3 +17,4 @@ export * from './record-ids';
 export * from './records/conversations';
 export * from './records/tasks';
 export * from './records/projects';
+export * from './records/indexes';

@@ -20,3 +20,4 @@ export { Batcher, type BatcherOptions } from './batcher';
 export * from './records/conversations';
 export { PostgresSourceListing, PostgresTaskLeaseRepository, PostgresTaskRepository } from './records/tasks';
 export * from './records/projects';
+export * from './records/indexes';

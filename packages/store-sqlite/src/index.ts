@@ -20,3 +20,4 @@ export { MIGRATIONS } from './migrations';
 export * from './records/conversations';
 export { SqliteSourceListing, SqliteTaskLeaseRepository, SqliteTaskRepository } from './records/tasks';
 export * from './records/projects';
+export * from './records/indexes';

@@ -26,6 +26,7 @@ import { APP_CONFIG, type AppConfig } from '../config/config';
 import { postgresConversationsProviders, sqliteConversationsProviders } from './conversations.providers';
 import { postgresTasksProviders, sqliteTasksProviders } from './tasks.providers';
 import { postgresProjectsProviders, sqliteProjectsProviders } from './projects.providers';
+import { postgresIndexesProviders, sqliteIndexesProviders } from './indexes.providers';
 
 export const DATA_SOURCE = Symbol('DATA_SOURCE');
 /** The chunk store (`ChunkStore` of @kbqa/core): SQLite, or PostgreSQL with KBQA_DATABASE_URL. */
@@ -82,6 +83,7 @@ function sqliteProviders(): Provider[] {
     ...sqliteConversationsProviders(),
     ...sqliteTasksProviders(),
     ...sqliteProjectsProviders(),
+    ...sqliteIndexesProviders(),
   ];
 }
 
@@ -106,6 +108,7 @@ function postgresProviders(): Provider[] {
     ...postgresConversationsProviders(),
     ...postgresTasksProviders(),
     ...postgresProjectsProviders(),
+    ...postgresIndexesProviders(),
   ];
 }
 

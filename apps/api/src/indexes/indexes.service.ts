@@ -1,13 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { type ChunkStore, KbqaError, isoUtc, nowTimestamp, timestampAt } from '@kbqa/core';
-import { IndexEntity, IngestionTaskEntity } from '@kbqa/store-sqlite';
-import { type DataSource, In, LessThanOrEqual, type Repository } from 'typeorm';
+import {
+  type ChunkStore,
+  type IndexRecord,
+  type IndexRepository,
+  KbqaError,
+  isoUtc,
+  nowTimestamp,
+  type TaskRepository,
+  timestampAt,
+} from '@kbqa/core';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
+import { CHUNK_STORE } from '../database/database.module';
+import { INDEX_REPOSITORY } from '../database/indexes.providers';
+import { TASK_REPOSITORY } from '../database/tasks.providers';
 import { INGESTION_QUEUE, type IngestionQueue } from '../ingestion/ingestion-queue';
-import { insertTask } from '../ingestion/task-rows';
 import { resolveFolder } from '@kbqa/loader-folder';
-import { indexRequest, type IndexOptions, upsertIndex } from './index-rows';
+import { indexRequest, upsertIndex } from './index-rows';
 
 /** An index as the CLI (`--json`) and the operator API show it. */
 export interface IndexView {
@@ -54,18 +62,13 @@ export interface FolderWatch {
  */
 @Injectable()
 export class IndexesService {
-  private readonly indexes: Repository<IndexEntity>;
-  private readonly tasks: Repository<IngestionTaskEntity>;
-
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(INDEX_REPOSITORY) private readonly indexes: IndexRepository,
+    @Inject(TASK_REPOSITORY) private readonly tasks: TaskRepository,
     @Inject(CHUNK_STORE) private readonly store: ChunkStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(INGESTION_QUEUE) private readonly queue?: IngestionQueue,
-  ) {
-    this.indexes = dataSource.getRepository(IndexEntity);
-    this.tasks = dataSource.getRepository(IngestionTaskEntity);
-  }
+  ) {}
 
   private folderWatch: FolderWatch | undefined;
 
@@ -91,7 +94,7 @@ export class IndexesService {
 
   /** Every folder index, of every project: what a watcher watches. */
   async folderIndexes(): Promise<WatchedFolderIndex[]> {
-    const rows = await this.indexes.find({ select: { id: true, url: true }, where: { type: 'folder' } });
+    const rows = await this.indexes.ofType('folder');
     return rows.map((r) => ({ id: r.id, path: r.url }));
   }
 
@@ -104,17 +107,13 @@ export class IndexesService {
     return (await this.pendingTask(row.id)) === undefined ? this.startSync(row) : undefined;
   }
 
-  private async pendingTask(indexId: number): Promise<number | undefined> {
-    const task = await this.tasks.findOne({ select: { id: true }, where: { indexId, status: 'pending' } });
-    return task?.id;
+  private pendingTask(indexId: number): Promise<number | undefined> {
+    return this.indexes.taskIn(indexId, ['pending']);
   }
 
   /** Indexes of one project, or of every project, oldest first. */
   async list(projectId?: number): Promise<IndexView[]> {
-    const rows = await this.indexes.find({
-      where: projectId === undefined ? {} : { projectId },
-      order: { id: 'ASC' },
-    });
+    const rows = await this.indexes.list(projectId);
     const pages = new Map<number, Map<number, number>>();
     for (const p of new Set(rows.map((r) => r.projectId))) {
       pages.set(p, await this.store.countIndexSources(p));
@@ -136,11 +135,12 @@ export class IndexesService {
   async setAutoSync(id: number, on: boolean): Promise<IndexView> {
     const row = await this.get(id);
     if (row.autoSync !== on) {
-      await this.indexes.update(row.id, {
-        autoSync: on,
-        nextSyncAt: on ? timestampAt(Date.now() + this.config.syncIntervalMs) : null,
-        updatedAt: nowTimestamp(),
-      });
+      await this.indexes.setAutoSync(
+        row.id,
+        on,
+        on ? timestampAt(Date.now() + this.config.syncIntervalMs) : null,
+        nowTimestamp(),
+      );
     }
     if (!on) await this.cancelScheduledSyncs(row.id);
     return this.show(id);
@@ -180,31 +180,21 @@ export class IndexesService {
    * whose previous sync still runs is not synced twice. Returns the task ids started.
    */
   async startDueSyncs(now = Date.now()): Promise<number[]> {
-    const due = await this.indexes.find({
-      where: { autoSync: true, nextSyncAt: LessThanOrEqual(timestampAt(now)) },
-      order: { nextSyncAt: 'ASC' },
-    });
+    const due = await this.indexes.due(timestampAt(now));
     const started: number[] = [];
     for (const index of due) {
-      const claimed = await this.indexes
-        .createQueryBuilder()
-        .update()
-        .set({ nextSyncAt: timestampAt(now + this.config.syncIntervalMs) })
-        .where('id = :id AND auto_sync = :on AND next_sync_at = :seen', {
-          id: index.id,
-          on: true,
-          seen: index.nextSyncAt,
-        })
-        .execute();
-      if (claimed.affected !== 1) continue;
+      // Due rows have a next sync time: auto sync is on.
+      const seen = index.nextSyncAt!;
+      if (!(await this.indexes.claimDue(index.id, seen, timestampAt(now + this.config.syncIntervalMs))))
+        continue;
       if (await this.openTask(index.id)) continue;
       started.push(await this.startSync(index, true));
     }
     return started;
   }
 
-  private async startSync(index: IndexEntity, scheduled = false): Promise<number> {
-    const task = await insertTask(this.tasks, {
+  private async startSync(index: IndexRecord, scheduled = false): Promise<number> {
+    const id = await this.tasks.create({
       projectId: index.projectId,
       kind: index.type,
       payload: JSON.stringify(indexRequest(index)),
@@ -212,47 +202,36 @@ export class IndexesService {
       indexId: index.id,
       scheduled,
     });
-    await this.queue?.enqueue({ id: task.id, projectId: task.projectId });
-    return task.id;
+    await this.queue?.enqueue({ id, projectId: index.projectId });
+    return id;
   }
 
   /**
    * Completes the index's scheduled syncs that are still pending, so their queued jobs find
    * nothing to run (the runner skips completed tasks). A sync already running is left to finish.
    */
-  private async cancelScheduledSyncs(indexId: number): Promise<void> {
-    const now = nowTimestamp();
-    await this.tasks.update(
-      { indexId, status: 'pending', scheduled: true },
-      {
-        status: 'completed',
-        success: false,
-        errorCode: 'ABORTED',
-        error: 'cancelled: auto sync was switched off before this scheduled sync ran',
-        updatedAt: now,
-        finishedAt: now,
-      },
+  private cancelScheduledSyncs(indexId: number): Promise<void> {
+    return this.indexes.cancelScheduled(
+      indexId,
+      'cancelled: auto sync was switched off before this scheduled sync ran',
+      nowTimestamp(),
     );
   }
 
   /** A pending or running task of the index, if any. */
-  private async openTask(indexId: number): Promise<number | undefined> {
-    const task = await this.tasks.findOne({
-      select: { id: true },
-      where: { indexId, status: In(['pending', 'running']) },
-    });
-    return task?.id;
+  private openTask(indexId: number): Promise<number | undefined> {
+    return this.indexes.taskIn(indexId, ['pending', 'running']);
   }
 
-  private async get(id: number): Promise<IndexEntity> {
-    const row = await this.indexes.findOneBy({ id });
+  private async get(id: number): Promise<IndexRecord> {
+    const row = await this.indexes.get(id);
     if (!row) throw new KbqaError('NOT_FOUND', `index ${id} does not exist`);
     return row;
   }
 }
 
-function view(row: IndexEntity, pages: number): IndexView {
-  const options = JSON.parse(row.options) as IndexOptions;
+function view(row: IndexRecord, pages: number): IndexView {
+  const options = row.options;
   return {
     id: row.id,
     project_id: row.projectId,

@@ -14,7 +14,9 @@ import {
   openDataSource,
   rawDatabase,
   SqliteChunkIndex,
+  SqliteIndexRepository,
   SqliteTaskLeaseRepository,
+  SqliteTaskRepository,
   type TaskKind,
 } from '@kbqa/store-sqlite';
 import type { DataSource } from 'typeorm';
@@ -64,7 +66,8 @@ describe(IngestionRunner.name, () => {
       },
     } as unknown as EmbeddingService;
     return new IngestionRunner(
-      ds,
+      new SqliteTaskRepository(rawDatabase(ds)),
+      new SqliteIndexRepository(rawDatabase(ds)),
       new SqliteChunkIndex(rawDatabase(ds)),
       new MarkdownChunker({ targetSize: 1000, maxSize: 2000, overlap: 100 }),
       null,

@@ -21,14 +21,17 @@ import {
   versionHintsOf,
   withVersionMetadata,
   nowTimestamp,
+  type IndexRepository,
+  type TaskRepository,
+  type TaskToRun,
+  type TaskUpdate,
 } from '@kbqa/core';
-import { IndexEntity, IngestionTaskEntity } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ForegroundGate } from '../common/foreground';
 import { DiskSpace } from '../health/disk-space';
 import { APP_CONFIG, type AppConfig } from '../config/config';
-import { CHUNK_STORE, DATA_SOURCE } from '../database/database.module';
+import { CHUNK_STORE } from '../database/database.module';
+import { INDEX_REPOSITORY } from '../database/indexes.providers';
+import { TASK_REPOSITORY } from '../database/tasks.providers';
 import type { TaskRunner } from './ingestion-queue';
 import { CHUNKER, SUMMARIZER, type Summarizer } from './ingestion.tokens';
 import { LoaderRegistry } from './loader-registry';
@@ -143,11 +146,9 @@ const MAX_LISTED = 20_000;
 @Injectable()
 export class IngestionRunner implements TaskRunner {
   private readonly logger = new Logger(IngestionRunner.name);
-  private readonly tasks: Repository<IngestionTaskEntity>;
-  private readonly indexes: Repository<IndexEntity>;
-
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(TASK_REPOSITORY) private readonly tasks: TaskRepository,
+    @Inject(INDEX_REPOSITORY) private readonly indexes: IndexRepository,
     @Inject(CHUNK_STORE) private readonly store: ChunkStore,
     @Inject(CHUNKER) private readonly chunker: Chunker,
     @Inject(SUMMARIZER) private readonly summarizer: Summarizer | null,
@@ -159,13 +160,10 @@ export class IngestionRunner implements TaskRunner {
     @Optional() @Inject(TASK_LEASES) private readonly leases: TaskLeases | null = null,
     /** Told of writes that failed for lack of space, for /health (the API process only). */
     @Optional() private readonly disk?: DiskSpace,
-  ) {
-    this.tasks = dataSource.getRepository(IngestionTaskEntity);
-    this.indexes = dataSource.getRepository(IndexEntity);
-  }
+  ) {}
 
   async run(taskId: number, shutdown: AbortSignal): Promise<void> {
-    const task = await this.tasks.findOneBy({ id: taskId });
+    const task = await this.tasks.toRun(taskId);
     if (!task || task.status === 'completed') return;
     // A task ends by itself after taskTimeoutMs; shutdown instead leaves it for the next start.
     const deadline = AbortSignal.timeout(this.config.taskTimeoutMs);
@@ -191,7 +189,7 @@ export class IngestionRunner implements TaskRunner {
   }
 
   private async runClaimed(
-    task: IngestionTaskEntity,
+    task: TaskToRun,
     shutdown: AbortSignal,
     deadline: AbortSignal,
     lost: AbortSignal,
@@ -263,11 +261,7 @@ export class IngestionRunner implements TaskRunner {
     }
   }
 
-  private async runDocuments(
-    task: IngestionTaskEntity,
-    signal: AbortSignal,
-    stats: TaskStats,
-  ): Promise<number[]> {
+  private async runDocuments(task: TaskToRun, signal: AbortSignal, stats: TaskStats): Promise<number[]> {
     const payload = JSON.parse(task.payload) as DocumentsPayload;
     const bySource = new Map<string, LoadedDocument[]>();
     for (const d of payload.documents) {
@@ -314,11 +308,7 @@ export class IngestionRunner implements TaskRunner {
   }
 
   /** Reads each uploaded file and writes it as its own source (its name), replacing what it held. */
-  private async runFiles(
-    task: IngestionTaskEntity,
-    signal: AbortSignal,
-    stats: TaskStats,
-  ): Promise<number[]> {
+  private async runFiles(task: TaskToRun, signal: AbortSignal, stats: TaskStats): Promise<number[]> {
     const payload = JSON.parse(task.payload) as FilesPayload;
     const total = payload.files.length;
     const chunkIds: number[] = [];
@@ -353,11 +343,7 @@ export class IngestionRunner implements TaskRunner {
     return chunkIds;
   }
 
-  private async runLoader(
-    task: IngestionTaskEntity,
-    signal: AbortSignal,
-    stats: TaskStats,
-  ): Promise<number[]> {
+  private async runLoader(task: TaskToRun, signal: AbortSignal, stats: TaskStats): Promise<number[]> {
     const request = JSON.parse(task.payload) as LoadRequest;
     const loader = this.loaders.get(task.kind as SourceType);
     const chunkIds: number[] = [];
@@ -466,7 +452,7 @@ export class IngestionRunner implements TaskRunner {
    * all. A load that was not complete keeps them and says why in the task's report.
    */
   private async removeGone(
-    task: IngestionTaskEntity,
+    task: TaskToRun,
     held: IndexedSource[],
     seen: Set<number>,
     gone: string[],
@@ -504,7 +490,7 @@ export class IngestionRunner implements TaskRunner {
    * no longer there. Read from the project's sources by name, so a source another task wrote
    * again meanwhile counts as there.
    */
-  private async noteDeletedDuringRun(task: IngestionTaskEntity, stats: TaskStats): Promise<void> {
+  private async noteDeletedDuringRun(task: TaskToRun, stats: TaskStats): Promise<void> {
     if (stats.indexed.length === 0) return;
     const present = new Set((await this.store.listSources(task.projectId)).map((s) => s.source));
     const deleted = new Set(stats.indexed.filter((source) => !present.has(source))).size;
@@ -617,10 +603,7 @@ export class IngestionRunner implements TaskRunner {
    * Writes to the run's task row; with leases only while this process holds the task, so a run
    * that was taken over cannot overwrite the new run's progress or outcome. False if it did not.
    */
-  private async writeTask(
-    taskId: number,
-    values: QueryDeepPartialEntity<IngestionTaskEntity>,
-  ): Promise<boolean> {
+  private async writeTask(taskId: number, values: TaskUpdate): Promise<boolean> {
     if (this.leases) return this.leases.update(taskId, values);
     await this.tasks.update(taskId, values);
     return true;
@@ -628,7 +611,7 @@ export class IngestionRunner implements TaskRunner {
 
   /** Records the task's outcome; false when another process has taken the task over. */
   private async finish(
-    task: IngestionTaskEntity,
+    task: TaskToRun,
     outcome: { success: boolean; stats: TaskStats; error?: KbqaError },
   ): Promise<boolean> {
     const taskId = task.id;
@@ -655,7 +638,7 @@ export class IngestionRunner implements TaskRunner {
       return false;
     }
     if (task.indexId !== null) {
-      await this.indexes.update(task.indexId, { lastSyncedAt: now, lastTaskId: task.id, updatedAt: now });
+      await this.indexes.synced(task.indexId, task.id, now);
     }
     await this.leases?.release(taskId);
     return true;

@@ -5,13 +5,12 @@ import {
   type LoadRequest,
   OPERATOR_ONLY_TYPES,
   parseVersionPattern,
+  type IndexRepository,
   type SourceType,
   type TaskKind,
   type TaskRepository,
 } from '@kbqa/core';
-import { IndexEntity } from '@kbqa/store-sqlite';
-import type { DataSource, Repository } from 'typeorm';
-import { DATA_SOURCE } from '../database/database.module';
+import { INDEX_REPOSITORY } from '../database/indexes.providers';
 import { TASK_REPOSITORY } from '../database/tasks.providers';
 import { INGESTION_QUEUE, type IngestionQueue, type QueuedTask } from './ingestion-queue';
 import type { DocumentsPayload, FilesPayload, ReportedCounts } from './ingestion.runner';
@@ -27,17 +26,12 @@ import { upsertIndex } from '../indexes/index-rows';
 
 @Injectable()
 export class IngestionService {
-  /** For upsertIndex (index-rows.ts), which takes the ORM repository until indexes have theirs. */
-  private readonly indexes: Repository<IndexEntity>;
-
   constructor(
-    @Inject(DATA_SOURCE) dataSource: DataSource,
+    @Inject(INDEX_REPOSITORY) private readonly indexes: IndexRepository,
     @Inject(TASK_REPOSITORY) private readonly tasks: TaskRepository,
     @Inject(INGESTION_QUEUE) private readonly queue: IngestionQueue,
     private readonly loaders: LoaderRegistry,
-  ) {
-    this.indexes = dataSource.getRepository(IndexEntity);
-  }
+  ) {}
 
   async ingestDocuments(projectId: number, documents: RawDocument[]): Promise<number> {
     const payload: DocumentsPayload = {

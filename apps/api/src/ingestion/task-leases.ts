@@ -87,10 +87,8 @@ export class TaskLeases {
   /**
    * Writes `values` to the task row if this process holds the task: a run that was taken over
    * cannot overwrite the new run's progress or outcome. False when it no longer holds it.
-   * `values` are {@link TaskUpdate} fields; the record type is widened only because the runner
-   * still types them as its entity's partial (the store refuses a field it does not know).
    */
-  update(taskId: number, values: TaskUpdate | Readonly<Record<string, unknown>>): Promise<boolean> {
+  update(taskId: number, values: TaskUpdate): Promise<boolean> {
     return this.leases.updateHeld(taskId, this.owner, values);
   }
 

@@ -85,6 +85,18 @@ export interface TaskSummary {
   finishedAt: string | null;
 }
 
+/** A task as a run reads it: what to ingest, and how often it was tried. */
+export interface TaskToRun {
+  id: number;
+  projectId: number;
+  kind: TaskKind;
+  status: TaskStatus;
+  /** JSON of what to ingest. */
+  payload: string;
+  indexId: number | null;
+  attempts: number;
+}
+
 /** Columns a run writes to its task row; absent fields are left as they are. */
 export interface TaskUpdate {
   status?: TaskStatus;
@@ -114,6 +126,13 @@ export interface TaskRepository {
   create(task: NewTask): Promise<number>;
   /** The task's progress and outcome, without payload or report. */
   progress(taskId: number): Promise<TaskProgress | undefined>;
+  /** The task with its payload, as a run needs it. */
+  toRun(taskId: number): Promise<TaskToRun | undefined>;
+  /**
+   * Writes `values` to the task row, whoever runs it: for runs under a queue with locks of its
+   * own (BullMQ); without one, runs write through {@link TaskLeaseRepository.updateHeld}.
+   */
+  update(taskId: number, values: TaskUpdate): Promise<void>;
   /** The task's report, without payload. */
   report(taskId: number): Promise<TaskReport | undefined>;
   /** A project's tasks, newest first (creation time, then id), at most `limit`. */

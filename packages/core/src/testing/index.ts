@@ -7,3 +7,4 @@ export * from './request-records-contract';
 export * from './conversations-records-contract';
 export * from './tasks-records-contract';
 export * from './projects-records-contract';
+export * from './indexes-records-contract';

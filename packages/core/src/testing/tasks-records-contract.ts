@@ -64,6 +64,40 @@ export function describeTaskRecordsContract(
     // Leases compare stored timestamps: the contract passes its own clock, one minute apart.
     const at = (minutes: number) => timestampAt(Date.UTC(2026, 0, 1) + minutes * 60_000);
 
+    test("reads a task with its payload for a run, and writes a run's fields to it", async () => {
+      const a = await add(1, { kind: 'url', indexId: 7 });
+      expect(await f.tasks.toRun(a.id)).toEqual({
+        id: a.id,
+        projectId: 1,
+        kind: 'url',
+        status: 'pending',
+        payload: '{"documents":[]}',
+        indexId: 7,
+        attempts: 0,
+      });
+      expect(await f.tasks.toRun(a.id + 1)).toBeUndefined();
+      await f.tasks.update(a.id, { status: 'running', attempts: 1, updatedAt: at(1) });
+      await f.tasks.update(a.id, { current: 2, currentStep: 'SCRAPING', updatedAt: at(2) });
+      expect(await row(a.id)).toEqual({ status: 'running', attempts: 1, current: 2, updated_at: at(2) });
+      await f.tasks.update(a.id, {
+        status: 'completed',
+        success: false,
+        errorCode: 'ABORTED',
+        error: 'stopped',
+        payload: '{}',
+        finishedAt: at(3),
+      });
+      expect(await f.tasks.toRun(a.id)).toMatchObject({ status: 'completed', payload: '{}', attempts: 1 });
+      expect(await f.tasks.report(a.id)).toMatchObject({
+        success: false,
+        errorCode: 'ABORTED',
+        finishedAt: at(3),
+      });
+      // Only the named task is written.
+      const b = await add(1);
+      expect(await f.tasks.toRun(b.id)).toMatchObject({ status: 'pending', attempts: 0 });
+    });
+
     test('creates pending tasks under random ids and reads them back without their payload', async () => {
       const a = await add(1, { kind: 'url', indexId: 7, scheduled: true });
       const b = await add(1);

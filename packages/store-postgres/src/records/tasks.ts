@@ -13,6 +13,7 @@ import type {
   TaskRepository,
   TaskStatus,
   TaskSummary,
+  TaskToRun,
   TaskUpdate,
 } from '@kbqa/core';
 import { nowTimestamp, randomRecordId } from '@kbqa/core';
@@ -99,6 +100,45 @@ export class PostgresTaskRepository implements TaskRepository {
         counts: r.counts,
       }
     );
+  }
+
+  async toRun(taskId: number): Promise<TaskToRun | undefined> {
+    const { rows } = await this.pool.query<{
+      id: Id;
+      project_id: number;
+      kind: TaskKind;
+      status: TaskStatus;
+      payload: string;
+      index_id: number | null;
+      attempts: number;
+    }>(
+      'SELECT id, project_id, kind, status, payload, index_id, attempts FROM ingestion_tasks WHERE id = $1',
+      [taskId],
+    );
+    const r = rows[0];
+    return (
+      r && {
+        id: Number(r.id),
+        projectId: r.project_id,
+        kind: r.kind,
+        status: r.status,
+        payload: r.payload,
+        indexId: r.index_id,
+        attempts: r.attempts,
+      }
+    );
+  }
+
+  async update(taskId: number, values: TaskUpdate): Promise<void> {
+    const fields = Object.keys(values).filter((k) => values[k as keyof TaskUpdate] !== undefined) as Array<
+      keyof TaskUpdate
+    >;
+    if (fields.length === 0) throw new Error('update: no field to write');
+    const set = fields.map((f, i) => `${taskColumn(f)} = $${i + 2}`).join(', ');
+    await this.pool.query(`UPDATE ingestion_tasks SET ${set} WHERE id = $1`, [
+      taskId,
+      ...fields.map((f) => values[f]),
+    ]);
   }
 
   async report(taskId: number): Promise<TaskReport | undefined> {

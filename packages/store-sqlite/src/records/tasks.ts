@@ -13,6 +13,7 @@ import type {
   TaskRepository,
   TaskStatus,
   TaskSummary,
+  TaskToRun,
   TaskUpdate,
 } from '@kbqa/core';
 import { nowTimestamp, RANDOM_ID_ATTEMPTS, randomRecordId } from '@kbqa/core';
@@ -90,6 +91,8 @@ interface SummaryRow {
 /** {@link TaskRepository} on one SQLite database, with statements prepared once. */
 export class SqliteTaskRepository implements TaskRepository {
   private readonly stmt: ReturnType<SqliteTaskRepository['prepare']>;
+  /** Update statements by their set of fields: a run writes few different sets, over and over. */
+  private readonly updates = new Map<string, BetterSqlite3.Statement>();
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.stmt = this.prepare();
@@ -109,6 +112,18 @@ export class SqliteTaskRepository implements TaskRepository {
            skipped_count, counts
          FROM ingestion_tasks WHERE id = ?`,
       ),
+      toRun: db.prepare<
+        [number],
+        {
+          id: number;
+          project_id: number;
+          kind: TaskKind;
+          status: TaskStatus;
+          payload: string;
+          index_id: number | null;
+          attempts: number;
+        }
+      >('SELECT id, project_id, kind, status, payload, index_id, attempts FROM ingestion_tasks WHERE id = ?'),
       report: db.prepare<[number], ReportRow>(
         `SELECT id, project_id, kind, status, current_step, current, total, success, error, error_code,
            stats, created_at, finished_at
@@ -175,6 +190,44 @@ export class SqliteTaskRepository implements TaskRepository {
           counts: r.counts,
         }
       );
+    });
+  }
+
+  toRun(taskId: number): Promise<TaskToRun | undefined> {
+    return settle(() => {
+      const r = this.stmt.toRun.get(taskId);
+      return (
+        r && {
+          id: r.id,
+          projectId: r.project_id,
+          kind: r.kind,
+          status: r.status,
+          payload: r.payload,
+          indexId: r.index_id,
+          attempts: r.attempts,
+        }
+      );
+    });
+  }
+
+  update(taskId: number, values: TaskUpdate): Promise<void> {
+    return settle(() => {
+      const fields = Object.keys(values).filter((k) => values[k as keyof TaskUpdate] !== undefined) as Array<
+        keyof TaskUpdate
+      >;
+      if (fields.length === 0) throw new Error('update: no field to write');
+      const key = fields.join(',');
+      let stmt = this.updates.get(key);
+      if (!stmt) {
+        const set = fields.map((f) => `${taskColumn(f)} = ?`).join(', ');
+        stmt = this.db.prepare(`UPDATE ingestion_tasks SET ${set} WHERE id = ?`);
+        this.updates.set(key, stmt);
+      }
+      const params = fields.map((f) => {
+        const v = values[f];
+        return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+      });
+      stmt.run(...params, taskId);
     });
   }
 

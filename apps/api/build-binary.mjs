@@ -113,6 +113,13 @@ const seaPatches = {
       "import('node-llama-cpp')",
       `require(${JSON.stringify(join(seaDir, 'llama.js'))}).importNodeLlamaCpp()`,
     );
+    // PDFs: the reading thread imports pdfjs-dist's legacy build by path, from its node_modules
+    // layout extracted to the cache (pdfjsRuntime below).
+    patch(
+      /loader-files\/dist\/pdf\.js$/,
+      'require.resolve(PDFJS_MODULE)',
+      `require(${nativeJs}).file(...${JSON.stringify(PDFJS_PATH)})`,
+    );
     patch(
       /embedder\/dist\/transformers\.embedder\.js$/,
       "node_path_1.default.join(__dirname, 'embed.worker.js')",
@@ -143,6 +150,9 @@ const seaPatches = {
     );
   },
 };
+
+/** Where pdf.mjs sits in the cache, as the parts of a path. */
+const PDFJS_PATH = ['pdfjs', 'node_modules', 'pdfjs-dist', 'legacy', 'build', 'pdf.mjs'];
 
 const bundle = join(work, 'kbqa.cjs');
 const result = await build({
@@ -210,6 +220,7 @@ const assets = {
   }),
   ...onnxRuntime(),
   ...llamaRuntime(),
+  ...pdfjsRuntime(),
   'llama-import.cjs': join(seaDir, 'llama-import.cjs'),
   'dashboard/package.json': require.resolve('@kbqa/dashboard/package.json'),
   ...workers,
@@ -296,6 +307,33 @@ function llamaRuntime() {
       queue.push([found, target]);
     }
   }
+  return files;
+}
+
+/**
+ * pdfjs-dist's legacy build as a node_modules tree under pdfjs/: pdf.mjs loads pdf.worker.mjs
+ * beside it (its fake worker in Node) and requires @napi-rs/canvas from its own place at import,
+ * for the DOMMatrix it needs before reading any page. Left out: the viewer, the sandbox, cmaps,
+ * standard fonts and wasm decoders, which kbqa's text extraction does not ask for (pdf.ts passes
+ * no cMapUrl, standardFontDataUrl or wasmUrl, in Node builds as here).
+ */
+function pdfjsRuntime() {
+  const pdfjs = resolvePackage(dirname(require.resolve('@kbqa/loader-files/package.json')), 'pdfjs-dist');
+  const canvas = resolvePackage(pdfjs, '@napi-rs/canvas');
+  const skia = canvas && resolvePackage(canvas, '@napi-rs/canvas-linux-x64-gnu');
+  if (!skia)
+    throw new Error('build:binary: pdfjs-dist needs @napi-rs/canvas-linux-x64-gnu, which is not installed');
+  const files = {};
+  const take = (real, out, names) => {
+    for (const name of names) files[`pdfjs/node_modules/${out}/${name}`] = join(real, name);
+  };
+  take(pdfjs, 'pdfjs-dist', ['package.json', 'legacy/build/pdf.mjs', 'legacy/build/pdf.worker.mjs']);
+  take(
+    canvas,
+    '@napi-rs/canvas',
+    readdirSync(canvas).filter((f) => f === 'package.json' || (f.endsWith('.js') && !f.endsWith('.d.ts'))),
+  );
+  take(skia, '@napi-rs/canvas-linux-x64-gnu', ['package.json', 'skia.linux-x64-gnu.node']);
   return files;
 }
 

@@ -79,7 +79,7 @@ let nextId = 1;
 /** Reads one PDF in the reading thread, started on the first PDF and left idle (unref) after. */
 async function readInThread(data: Buffer, maxPages: number): Promise<PdfReply | { unavailable: string }> {
   if (!reader) {
-    // A build without pdfjs-dist (the single executable) cannot resolve it: no PDF reading there.
+    // The single executable's build rewrites this call to pdf.mjs in its extracted cache.
     const module = require.resolve(PDFJS_MODULE);
     const worker = new Worker(WORKER_CODE, { eval: true, workerData: { module } });
     const waiting = new Map<number, (reply: PdfReply | { unavailable: string }) => void>();

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { makeTinyModel, TINY_MODEL_DIMENSION } from '@kbqa/embedder/testing';
 import { writeTinyGguf } from '@kbqa/llm-local/testing';
+import { makePdf } from '@kbqa/loader-files/testing';
 import { Client } from 'pg';
 
 const run = promisify(execFile);
@@ -22,6 +23,8 @@ describe('kbqa-linux-x64', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
   let server: ChildProcess | undefined;
+  /** The service the /health test starts, with its server key, until the next test stops it. */
+  let served: { base: string; key: string } | undefined;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kbqa-binary-'));
@@ -67,6 +70,7 @@ describe('kbqa-linux-x64', () => {
         'libonnxruntime.so.1',
         'llama',
         'llama-import.cjs',
+        'pdfjs',
       ]),
     );
   });
@@ -118,6 +122,38 @@ describe('kbqa-linux-x64', () => {
     expect(await misspelledSources(base, key)).toEqual([]);
     expect((await fetch(`${base}/dashboard/`)).status).toBe(200);
     expect((await fetch(`${base}/widget.js`)).status).toBe(200);
+    served = { base, key };
+  });
+
+  it('reads an uploaded PDF with the pdfjs-dist it carries and answers with the page', async () => {
+    if (!served) throw new Error('the service of the previous test did not start');
+    const { base, key } = served;
+    const pdf = await makePdf(
+      [
+        'Espresso machine manual. Unpack the machine and rinse the water tank.',
+        'Descaling: run citric acid through the boiler every ninety days.',
+      ],
+      'Espresso manual',
+    );
+    const form = new FormData();
+    form.append('api_key', key);
+    form.append('files', new Blob([new Uint8Array(pdf)], { type: 'application/pdf' }), 'espresso.pdf');
+    const res = await fetch(`${base}/v1/ingestFiles`, { method: 'POST', body: form });
+    expect(res.status).toBe(200);
+    const taskId = String(((await res.json()) as { task_id: number }).task_id);
+    await waitForTask(base, key, taskId);
+    const status = await post(base, '/v1/ingestionStatus', { api_key: key, task_id: taskId });
+    expect(status.body.result).toMatchObject({ success: true, indexed: 1, skipped: 0 });
+    const chat = await post(base, '/v1/serviceChat', {
+      api_key: key,
+      question: 'How often should the boiler be descaled with citric acid?',
+      history: [],
+      shouldStream: false,
+    });
+    expect(chat.status).toBe(200);
+    expect(chat.body.answer.text).toContain('every ninety days');
+    expect(chat.body.sources[0]?.link).toBe('espresso.pdf#page=2');
+    expect(output(server!)).not.toMatch(/Cannot load "@napi-rs\/canvas"|Cannot polyfill/);
   });
 
   it('pulls the generated tiny model from a model host, embeds with ONNX Runtime and answers with hybrid retrieval', async () => {

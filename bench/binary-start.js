@@ -42,7 +42,7 @@ async function timeToHealth(command, args, env, hybrid = false) {
       const res = await fetch(`http://127.0.0.1:${port}/health`);
       if (res.ok) {
         healthy ??= since();
-        if (!hybrid || (await res.json()).retrieval === 'hybrid') break;
+        if (!hybrid || /** @type {any} */ (await res.json()).retrieval === 'hybrid') break;
       }
     } catch {
       // not yet
@@ -141,7 +141,8 @@ async function main() {
 async function chatsPerSecond(command, args, cli, env) {
   const { execFileSync } = require('node:child_process');
   const autocannon = require('autocannon');
-  const json = (argv) => JSON.parse(execFileSync(cli[0], [...cli.slice(1), ...argv, '--json'], { env }));
+  const json = (argv) =>
+    JSON.parse(execFileSync(cli[0], [...cli.slice(1), ...argv, '--json'], { env, encoding: 'utf8' }));
   const project = json(['projects', 'create', 'bench']);
   const { key } = json(['keys', 'create', '--project', String(project.id), '--kind', 'server']);
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -159,9 +160,10 @@ async function chatsPerSecond(command, args, cli, env) {
     });
     const corpus = path.join(ROOT, 'fixtures', 'docs-corpus');
     const documents = [];
-    for (const f of require('node:fs').readdirSync(corpus, { recursive: true }))
+    for (const f of require('node:fs').readdirSync(corpus, { recursive: true, encoding: 'utf8' }))
       if (f.endsWith('.md'))
         documents.push({ source: f, content: readFileSync(path.join(corpus, f), 'utf8') });
+    /** @returns {Promise<any>} */
     const post = async (route, body) =>
       (
         await fetch(base + route, {

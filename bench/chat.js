@@ -145,7 +145,7 @@ function bareServer(dbFile) {
   return new Promise((r) =>
     server.listen(0, '127.0.0.1', () =>
       r({
-        url: `http://127.0.0.1:${server.address().port}`,
+        url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`,
         close: () => {
           server.close();
           db.close();
@@ -171,7 +171,7 @@ async function main() {
     while (chunks < chunksWanted) {
       await waitTasks(server.baseUrl, await ingest(server.baseUrl, key, docs, 5000));
       docs += 5000;
-      chunks = db.prepare('SELECT count(*) AS n FROM chunks').get().n;
+      chunks = /** @type {{ n: number }} */ (db.prepare('SELECT count(*) AS n FROM chunks').get()).n;
     }
     db.close();
     await timeChats(server.baseUrl, key, 30); // warm-up

@@ -59,7 +59,8 @@ async function measure(baseUrl, key, connections) {
 /** Ingests the variants; returns what the report says of them. */
 async function ingestAll(baseUrl, key, pages, dataDir) {
   const db = new Database(path.join(dataDir, 'kbqa.sqlite'), { readonly: true });
-  const countChunks = () => db.prepare('SELECT count(*) AS n FROM chunks').get().n;
+  const countChunks = () =>
+    /** @type {{ n: number }} */ (db.prepare('SELECT count(*) AS n FROM chunks').get()).n;
   const t0 = process.hrtime.bigint();
   // The first variant tells how many chunks one copy makes; the rest are queued together.
   await waitForTask(baseUrl, await ingestVariant(baseUrl, key, pages, 1), 20);

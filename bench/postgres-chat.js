@@ -129,10 +129,10 @@ async function main() {
     console.log('| round | API processes | chats/s | p50 ms | p99 ms | failed | two / one |');
     console.log('|---|---|---|---|---|---|---|');
     rounds.forEach(({ one, two, ratio }, i) => {
-      for (const [n, r] of [
+      for (const [n, r] of /** @type {const} */ ([
         [1, one],
         [2, two],
-      ])
+      ]))
         console.log(
           `| ${i + 1} | ${n} | ${r.chatsPerSec.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.failed} | ${n === 2 ? ratio.toFixed(2) : ''} |`,
         );

@@ -40,18 +40,22 @@ async function main() {
     requests++;
     const p = new URL(req.url, 'http://x').pathname;
     const html = pages.get(p);
-    if (!html) return res.writeHead(404).end();
+    if (!html) {
+      res.writeHead(404).end();
+      return;
+    }
     const withEtag = p === '/' || Number(p.split('/').pop()) % 2 === 0;
     const etag = `"${createHash('sha1').update(html).digest('hex').slice(0, 16)}"`;
     if (withEtag && req.headers['if-none-match'] === etag) {
       notModified++;
-      return res.writeHead(304, { etag }).end();
+      res.writeHead(304, { etag }).end();
+      return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...(withEtag ? { etag } : {}) });
     res.end(html);
   });
-  await new Promise((r) => site.listen(0, '127.0.0.1', r));
-  const host = `127.0.0.1:${site.address().port}`;
+  await new Promise((r) => site.listen(0, '127.0.0.1', () => r(undefined)));
+  const host = `127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (site.address()).port}`;
   const dataDir = tempDir('kbqa-bench-resync-');
   const { makeTinyModel } = require(
     path.join(DIST, '..', '..', '..', 'packages', 'embedder', 'dist', 'testing'),
@@ -106,10 +110,10 @@ async function main() {
       '| run | pages | seconds | pages/s | added | updated | unchanged | removed | 304 answers | chunks embedded |',
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|');
-    for (const [name, r] of [
+    for (const [name, r] of /** @type {const} */ ([
       ['first ingestion', first],
       ['re-sync, nothing changed', resync],
-    ]) {
+    ])) {
       console.log(
         `| ${name} | ${pagesOf(r)} | ${r.seconds.toFixed(2)} | ${(pagesOf(r) / r.seconds).toFixed(0)} | ${r.result.added} | ` +
           `${r.result.updated} | ${r.result.unchanged} | ${r.result.removed} | ${r.notModified} | ${r.embedded} |`,

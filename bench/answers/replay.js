@@ -69,6 +69,12 @@ function readTrace(given, { followUps = false } = {}) {
 }
 
 /**
+ * A question of a set with the generator input the trace holds for it; the scripts that replay
+ * them add what they compute per entry (`misses`, `rows`).
+ * @typedef {{ set: string, item: any, input: any, misses?: string[], rows?: any[] }} TracedEntry
+ */
+
+/**
  * One entry per question of every set present, with the generator input the trace holds for it:
  * `{ set, item, input }`. A question asked in two sets has one input, used by both.
  */
@@ -81,6 +87,7 @@ function tracedQuestions(traceText) {
     if (input.context || inputs.has(input.question)) continue;
     inputs.set(input.question, input);
   }
+  /** @type {TracedEntry[]} */
   const out = [];
   for (const set of setNames()) {
     for (const item of require(path.join(__dirname, ANSWER_SETS[set]))) {
@@ -116,6 +123,7 @@ function tracedFollowUps(traceText) {
   const single = (names) =>
     names.reduce((n, set) => n + require(path.join(__dirname, ANSWER_SETS[set])).length, 0);
   const fastify = Object.keys(ANSWER_SETS).filter((s) => !s.startsWith('vite'));
+  /** @type {TracedEntry[]} */
   const out = [];
   let at = single(fastify);
   for (const { set, heldout, file, after } of FOLLOW_UP_SETS) {

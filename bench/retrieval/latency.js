@@ -320,14 +320,14 @@ async function apiLatency(n, queries) {
   const truth = await exactTruth(n, queries, db);
   const recall = { dense: 0, hybrid: 0 };
   const only = process.env.BENCH_MODES?.split(',').map((m) => m.trim());
-  const modes = [
+  const modes = /** @type {Array<[string, object]>} */ ([
     ['lexical', {}],
     ['dense', {}],
     ['hybrid', {}],
     ['lexical + filter (10% of documents)', { mode: 'lexical', filters }],
     ['dense + filter (10% of documents)', { mode: 'dense', filters }],
     ['hybrid + filter (10% of documents)', { mode: 'hybrid', filters }],
-  ].filter(
+  ]).filter(
     ([label]) => !only || only.includes(label.split(' ')[0] + (label.includes('filter') ? '+filter' : '')),
   );
   let found = 0;

@@ -20,7 +20,10 @@
 'use strict';
 const { rmSync } = require('node:fs');
 const path = require('node:path');
-const MiniSearch = require('minisearch');
+// The package is CommonJS at run time, its types describe the ES module's default export.
+const MiniSearch = /** @type {typeof import('minisearch').default} */ (
+  /** @type {unknown} */ (require('minisearch'))
+);
 const { tempDir, cli, startServer, post, waitForTask, run } = require('../lib');
 const { makeTinyModel } = require('../../packages/embedder/dist/testing');
 const { requireSharedCorpus, corpusPages } = require('../shared-corpus');
@@ -133,7 +136,7 @@ async function runService(pages, extraEnv, expectRetrieval, options = {}) {
   try {
     // Wait for the model first, so chunks are embedded during ingestion as in normal use.
     for (let waited = 0; ; waited += 50) {
-      const health = await (await fetch(`${server.baseUrl}/health`)).json();
+      const health = /** @type {any} */ (await (await fetch(`${server.baseUrl}/health`)).json());
       const rerankSettled = !options.rerank || ['ready', 'unavailable'].includes(health.reranker);
       if (health.retrieval === expectRetrieval && rerankSettled) {
         if (options.rerank && health.reranker !== 'ready')
@@ -291,10 +294,10 @@ async function main() {
     );
     console.log('| set | system | hit@1 | hit@5 | MRR@10 |');
     console.log('|---|---|---|---|---|');
-    for (const [name, questions, set] of [
+    for (const [name, questions, set] of /** @type {const} */ ([
       ['main', QUESTIONS, 'main'],
       ['held-out', HOLDOUT, 'holdout'],
-    ]) {
+    ])) {
       const judged = withJudgedPages(questions);
       const s = (ranked) => score(judged, ranked);
       console.log(row(`${name} | kbqa lexical`, s(lexical[set])));

@@ -96,11 +96,11 @@ async function main() {
   console.log(`## Lexical retrieval by store (${pages.length} pages, ${sqlite.chunks} chunks)\n`);
   console.log('| store | set | hit@1 | hit@5 | MRR@10 |');
   console.log('|---|---|---|---|---|');
-  for (const [label, r] of [
+  for (const [label, r] of /** @type {const} */ ([
     ['SQLite (FTS5 BM25)', sqlite],
     ['PostgreSQL (tsvector, BM25, default)', postgres],
     ['PostgreSQL (tsvector, ts_rank_cd)', tsRank],
-  ]) {
+  ])) {
     console.log(
       `| ${label} | main (${QUESTIONS.length}) | ${f(r.main.hit1)} | ${f(r.main.hit5)} | ${f(r.main.mrr)} |`,
     );

@@ -59,21 +59,21 @@ function serve(projectRoot) {
         GIT_PROJECT_ROOT: projectRoot,
         GIT_HTTP_EXPORT_ALL: '1',
         PATH_INFO: decodeURIComponent(url.pathname),
-        REQUEST_METHOD: req.method,
+        REQUEST_METHOD: req.method ?? 'GET',
         QUERY_STRING: url.search.slice(1),
         CONTENT_TYPE: req.headers['content-type'] || '',
         REMOTE_ADDR: '127.0.0.1',
         ...(req.headers['content-encoding']
           ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
           : {}),
-        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: req.headers['git-protocol'] } : {}),
+        ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       },
       stdio: ['pipe', 'pipe', 'ignore'],
     });
-    req.pipe(cgi.stdin);
+    req.pipe(/** @type {import('node:stream').Writable} */ (cgi.stdin));
     let head = Buffer.alloc(0);
     let done = false;
-    cgi.stdout.on('data', (chunk) => {
+    cgi.stdout?.on('data', (chunk) => {
       if (done) return void res.write(chunk);
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
@@ -96,10 +96,11 @@ function serve(projectRoot) {
 async function main() {
   const root = mkdtempSync(join(tmpdir(), 'kbqa-bench-git-'));
   const server = await serve(buildRepo(root));
-  const base = `http://127.0.0.1:${server.address().port}`;
+  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`;
   const loader = new GithubLoader({
     baseUrls: [base],
-    guard: { assertAllowed: async () => {} },
+    // The local git server: its one address, which the loader pins git to.
+    guard: { resolve: async () => [{ address: '127.0.0.1', family: /** @type {const} */ (4) }] },
     path: process.env.PATH,
   });
   const results = [];

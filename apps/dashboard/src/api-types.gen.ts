@@ -84,7 +84,11 @@ export interface paths {
     /** List a project's indexes with their pages and sync schedule */
     get: operations['AdminIndexesController_list'];
     put?: never;
-    post?: never;
+    /**
+     * Create a watched folder index (type folder) and queue its first load
+     * @description The folder must resolve, symbolic links followed, under one of KBQA_FOLDER_ROOTS. Its files (PDF, Word .docx, Markdown, HTML, text) are ingested, then kept in step as they change. The same path again finds the same index and syncs it.
+     */
+    post: operations['AdminIndexesController_create'];
     delete?: never;
     options?: never;
     head?: never;
@@ -677,7 +681,8 @@ export interface components {
       id: number;
       project_id: number;
       /** @enum {string} */
-      type: 'website-crawler' | 'docusaurus' | 'github' | 'youtube' | 'url' | 'sitemap' | 'openapi';
+      type:
+        'website-crawler' | 'docusaurus' | 'github' | 'youtube' | 'url' | 'sitemap' | 'openapi' | 'folder';
       url: string;
       include_paths: string[];
       exclude_paths: string[];
@@ -696,6 +701,23 @@ export interface components {
     };
     IndexListResponse: {
       indexes: components['schemas']['IndexResponse'][];
+    };
+    CreateIndexDto: {
+      /**
+       * @description a watched folder of the server
+       * @enum {string}
+       */
+      type: 'folder';
+      /**
+       * @description absolute path of the folder; it must resolve, links followed, under KBQA_FOLDER_ROOTS
+       * @example /srv/docs/handbook
+       */
+      path: string;
+    };
+    IndexCreatedResponse: {
+      index_id: number;
+      /** @description its first load; follow it with GET /admin/v1/tasks/:id */
+      task_id: number;
     };
     UpdateIndexDto: {
       /** @description re-sync every KBQA_SYNC_INTERVAL (24 h) when true */
@@ -726,7 +748,8 @@ export interface components {
         | 'url'
         | 'sitemap'
         | 'openapi'
-        | 'files';
+        | 'files'
+        | 'folder';
       /** @enum {string} */
       status: 'pending' | 'running' | 'completed';
       /** @description null until the task completed */
@@ -783,7 +806,8 @@ export interface components {
         | 'url'
         | 'sitemap'
         | 'openapi'
-        | 'files';
+        | 'files'
+        | 'folder';
       /** @enum {string} */
       status: 'pending' | 'running' | 'completed';
       /** @description PENDING, SCRAPING or EMBEDDING (docs/api.md) */
@@ -871,7 +895,8 @@ export interface components {
         | 'url'
         | 'sitemap'
         | 'openapi'
-        | 'files';
+        | 'files'
+        | 'folder';
       /** @description null for raw documents and taught pairs */
       index_id: number | null;
       /** Format: date-time */
@@ -1725,6 +1750,66 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['IndexListResponse'];
+        };
+      };
+      /** @description bad input; the message names the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description missing or wrong operator token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description too many failed token checks from this address (Retry-After says when to retry) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  AdminIndexesController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateIndexDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IndexCreatedResponse'];
         };
       };
       /** @description bad input; the message names the field */
